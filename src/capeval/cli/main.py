@@ -1,0 +1,69 @@
+"""The ``capeval`` command line: ``main(argv) -> exit code``.
+
+Subcommands live in modules ``capeval.cli.cmd_<name>``; each defines
+``register(subparsers)``, which adds its parser and sets ``func`` (``args -> int``).
+The CLI only parses, calls the library and formats: it holds no metric logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from capeval._version import __version__
+
+__all__ = ["CLIError", "build_parser", "main"]
+
+log = logging.getLogger("capeval")
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as ``capeval: error: <message>`` with exit code 2."""
+
+
+def _subcommand_modules() -> list[str]:
+    import capeval.cli as package
+
+    return sorted(
+        f"capeval.cli.{info.name}" for info in pkgutil.iter_modules(package.__path__) if info.name.startswith("cmd_")
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every installed subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="capeval",
+        description="Image-caption evaluation with the official MS COCO numbers, without Java.",
+    )
+    parser.add_argument("--version", action="version", version=f"capeval {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in _subcommand_modules():
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code (0 ok, 1 failure, 2 usage/input error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, format="capeval: %(levelname)s: %(message)s")
+    try:
+        code: int = args.func(args)
+    except (CLIError, ValueError, OSError) as exc:
+        print(f"capeval: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("capeval: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

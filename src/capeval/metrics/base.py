@@ -1,0 +1,316 @@
+"""The metric interface: per-item sufficient statistics plus a corpus reduction.
+
+A metric turns each item (one candidate caption and its references) into a row of
+sufficient statistics. The corpus score is a pure function of the column sums of the
+``(n_items, n_stats)`` statistics matrix, so batching, merging shards, bootstrap
+resampling and per-item drill-down all work the same way for every metric.
+
+Metrics that average per-item scores (ROUGE-L, CIDEr-D) use the row ``[item_score, 1]``;
+metrics whose corpus number pools counts (BLEU, METEOR) keep their own counts.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from capeval._version import __version__
+from capeval.signature import Signature
+from capeval.tokenizers.base import Tokenizer, get_tokenizer
+
+__all__ = ["CorpusResult", "FloatArray", "MeanMetric", "Metric", "check_inputs", "nrefs_label"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Items per chunk when scoring with a progress bar.
+_CHUNK = 4096
+
+
+@dataclass(frozen=True)
+class CorpusResult:
+    """The value a metric returns: corpus score, per-item scores, statistics and signature.
+
+    Attributes:
+        metric: Registry key of the metric (``"cider-d"``).
+        score: The primary corpus score.
+        item_scores: Primary per-item scores, in input order.
+        stats: ``(n_items, n_stats)`` sufficient statistics; column sums give the corpus score.
+        stat_names: Column labels of ``stats``.
+        signature: Everything that can change the number.
+        scores: Every named corpus output (BLEU: ``bleu-1`` .. ``bleu-4``), primary included.
+        item_table: Every named per-item output, same keys as ``scores``.
+        ids: Item identifiers (image ids) when known, in input order.
+        details: Optional per-item extra information (e.g. SPICE tuples), input order.
+    """
+
+    metric: str
+    score: float
+    item_scores: FloatArray
+    stats: FloatArray
+    stat_names: tuple[str, ...]
+    signature: Signature
+    scores: Mapping[str, float] = field(default_factory=dict)
+    item_table: Mapping[str, FloatArray] = field(default_factory=dict)
+    ids: tuple[Hashable, ...] | None = None
+    details: tuple[Any, ...] | None = None
+
+    @property
+    def n_items(self) -> int:
+        """Number of items scored."""
+        return int(self.stats.shape[0])
+
+
+def check_inputs(
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    ids: Sequence[Hashable] | None = None,
+) -> None:
+    """Validate the canonical input shape; raise ``ValueError`` naming the offending item.
+
+    ``candidates[i]`` is one caption; ``references[i]`` is the non-empty list of reference
+    captions of the same item (item-major layout, as caption datasets store them).
+    """
+    if isinstance(candidates, str) or isinstance(references, str):
+        raise ValueError("candidates and references must be sequences of captions, not a single string")
+    if len(candidates) != len(references):
+        raise ValueError(f"{len(candidates)} candidates but {len(references)} reference lists; they must align")
+    if ids is not None and len(ids) != len(candidates):
+        raise ValueError(f"{len(ids)} ids for {len(candidates)} candidates")
+
+    def where(i: int) -> str:
+        return f"item {i}" + (f" (id {ids[i]!r})" if ids is not None else "")
+
+    for i, cand in enumerate(candidates):
+        if not isinstance(cand, str):
+            raise ValueError(f"{where(i)}: candidate must be a string, got {type(cand).__name__}")
+    for i, refs in enumerate(references):
+        if isinstance(refs, str) or not isinstance(refs, Sequence):
+            raise ValueError(f"{where(i)}: references must be a list of strings, got {type(refs).__name__}")
+        if len(refs) == 0:
+            raise ValueError(f"{where(i)}: no reference captions")
+        for j, ref in enumerate(refs):
+            if not isinstance(ref, str):
+                raise ValueError(f"{where(i)}: reference {j} must be a string, got {type(ref).__name__}")
+
+
+def nrefs_label(references: Sequence[Sequence[str]]) -> str:
+    """The ``nrefs`` signature value: ``"5"`` or ``"5-7"`` when counts vary."""
+    counts = [len(r) for r in references]
+    if not counts:
+        return "0"
+    lo, hi = min(counts), max(counts)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+class Metric(abc.ABC):
+    """A caption metric whose corpus score is a function of summed per-item statistics.
+
+    Subclasses implement :meth:`item_stats` (a batch of tokenized items to a statistics
+    matrix), :meth:`compute` (column sums to named scores) and :meth:`signature_fields`.
+    :meth:`score` is the template method users call; it is not overridden.
+    """
+
+    #: Registry key, e.g. ``"cider-d"``.
+    name: ClassVar[str]
+    #: Names of the outputs; the first is the primary score.
+    outputs: ClassVar[tuple[str, ...]]
+    #: Output name -> key used by the official COCO evaluation (``"CIDEr"``), where one exists.
+    official_names: ClassVar[Mapping[str, str]] = {}
+    higher_is_better: ClassVar[bool] = True
+
+    def __init__(self, *, tokenizer: str | Tokenizer = "ptb") -> None:
+        self.tokenizer: Tokenizer = get_tokenizer(tokenizer)
+
+    # --- what subclasses provide -------------------------------------------------------
+    @property
+    @abc.abstractmethod
+    def stat_names(self) -> tuple[str, ...]:
+        """Column labels of the statistics matrix."""
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> Any:
+        """Corpus-level reference data computed once (CIDEr-D document frequencies).
+
+        Receives tokenized references. The return value is passed to :meth:`item_stats`
+        unchanged; resampling and sharding never recompute it.
+        """
+        return None
+
+    @abc.abstractmethod
+    def item_stats(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> FloatArray:
+        """Statistics rows for a batch of tokenized items, shape ``(len(candidates), n_stats)``."""
+
+    @abc.abstractmethod
+    def compute(self, totals: FloatArray) -> dict[str, float]:
+        """Named corpus scores from the column sums of the statistics matrix."""
+
+    def item_outputs(self, stats: FloatArray) -> dict[str, FloatArray]:
+        """Named per-item scores; by default :meth:`compute` applied to each row."""
+        table = {name: np.empty(stats.shape[0]) for name in self.outputs}
+        for i, row in enumerate(stats):
+            for name, value in self.compute(row).items():
+                table[name][i] = value
+        return table
+
+    def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
+        """Configuration fields for the signature (besides tokenizer and nrefs)."""
+        return ()
+
+    # --- derived -----------------------------------------------------------------------
+    @property
+    def primary(self) -> str:
+        """Name of the primary output."""
+        return self.outputs[0]
+
+    def corpus_score(self, totals: FloatArray) -> float:
+        """Primary corpus score from column sums (what resampling calls)."""
+        return self.compute(totals)[self.primary]
+
+    def signature(self, prepared: Any = None, references: Sequence[Sequence[str]] | None = None) -> Signature:
+        """The reproducibility signature for this configuration."""
+        fields = [*self.signature_fields(prepared), ("tok", self.tokenizer.name)]
+        if references is not None:
+            fields.append(("nrefs", nrefs_label(references)))
+        return Signature(self.name, tuple(fields), __version__)
+
+    def tokenize(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]]
+    ) -> tuple[list[str], list[list[str]]]:
+        """Tokenize candidates and references as two streams, as the official evaluation does."""
+        cand_tok = self.tokenizer.tokenize(candidates)
+        flat = [ref for refs in references for ref in refs]
+        flat_tok = self.tokenizer.tokenize(flat)
+        ref_tok: list[list[str]] = []
+        pos = 0
+        for refs in references:
+            ref_tok.append(flat_tok[pos : pos + len(refs)])
+            pos += len(refs)
+        return cand_tok, ref_tok
+
+    def score(
+        self,
+        *,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        ids: Sequence[Hashable] | None = None,
+        prepared: Any = None,
+        progress: bool = False,
+    ) -> CorpusResult:
+        """Score raw captions: validate, tokenize, prepare, collect statistics, reduce.
+
+        Args:
+            candidates: One caption per item.
+            references: ``references[i]`` is the list of reference captions of item ``i``.
+            ids: Optional item identifiers carried into the result.
+            prepared: Reuse corpus-level reference data from an earlier :meth:`prepare`
+                (tokenized with the same tokenizer); computed from ``references`` if omitted.
+            progress: Show a progress bar on stderr.
+
+        Raises:
+            ValueError: on misaligned or malformed input, naming the item.
+        """
+        check_inputs(candidates, references, ids)
+        cand_tok, ref_tok = self.tokenize(candidates, references)
+        return self.score_tokenized(
+            candidates=cand_tok, references=ref_tok, ids=ids, prepared=prepared, progress=progress
+        )
+
+    def score_tokenized(
+        self,
+        *,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        ids: Sequence[Hashable] | None = None,
+        prepared: Any = None,
+        progress: bool = False,
+    ) -> CorpusResult:
+        """Score captions that are already tokenized (space-joined tokens)."""
+        check_inputs(candidates, references, ids)
+        if prepared is None:
+            prepared = self.prepare(references)
+        stats = self._collect(candidates, references, prepared, progress)
+        return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids)
+
+    def result_from_stats(
+        self,
+        stats: FloatArray,
+        *,
+        prepared: Any = None,
+        references: Sequence[Sequence[str]] | None = None,
+        ids: Sequence[Hashable] | None = None,
+        details: Sequence[Any] | None = None,
+    ) -> CorpusResult:
+        """Build a :class:`CorpusResult` from a statistics matrix (e.g. merged shards)."""
+        stats = np.asarray(stats, dtype=np.float64).reshape(-1, len(self.stat_names))
+        scores = self.compute(stats.sum(axis=0))
+        table = self.item_outputs(stats)
+        return CorpusResult(
+            metric=self.name,
+            score=scores[self.primary],
+            item_scores=table[self.primary],
+            stats=stats,
+            stat_names=self.stat_names,
+            signature=self.signature(prepared, references),
+            scores=scores,
+            item_table=table,
+            ids=tuple(ids) if ids is not None else None,
+            details=tuple(details) if details is not None else None,
+        )
+
+    def _collect(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any, progress: bool
+    ) -> FloatArray:
+        n = len(candidates)
+        if not progress or n <= _CHUNK:
+            rows = self.item_stats(candidates, references, prepared)
+        else:
+            from tqdm import tqdm
+
+            parts = []
+            with tqdm(total=n, desc=self.name, unit="item", leave=False) as bar:
+                for start in range(0, n, _CHUNK):
+                    stop = min(start + _CHUNK, n)
+                    parts.append(self.item_stats(candidates[start:stop], references[start:stop], prepared))
+                    bar.update(stop - start)
+            rows = np.concatenate(parts) if parts else np.zeros((0, len(self.stat_names)))
+        return np.asarray(rows, dtype=np.float64).reshape(n, len(self.stat_names))
+
+
+class MeanMetric(Metric):
+    """A metric whose corpus score is the mean of per-item scores: row ``[item_score, 1]``.
+
+    Subclasses implement :meth:`item_values`, which returns the per-item scores.
+    """
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        """``(<primary>_sum, count)``."""
+        return (f"{self.primary}_sum", "count")
+
+    @abc.abstractmethod
+    def item_values(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> FloatArray:
+        """Per-item scores for a batch of tokenized items."""
+
+    def item_stats(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> FloatArray:
+        """Rows ``[item_score, 1]``."""
+        values = np.asarray(self.item_values(candidates, references, prepared), dtype=np.float64)
+        return np.column_stack([values, np.ones_like(values)])
+
+    def compute(self, totals: FloatArray) -> dict[str, float]:
+        """Mean of item scores (0.0 for an empty corpus)."""
+        count = float(totals[1])
+        return {self.primary: float(totals[0]) / count if count else 0.0}
+
+    def item_outputs(self, stats: FloatArray) -> dict[str, FloatArray]:
+        """The item scores themselves."""
+        return {self.primary: stats[:, 0].copy()}
