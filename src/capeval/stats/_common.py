@@ -7,7 +7,7 @@ here reads or changes NumPy's or Python's global random state.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,7 @@ class CorpusScorer(Protocol):
 
 
 #: A metric object, or a plain function from column sums to a corpus score.
-MetricLike = Union[CorpusScorer, Callable[[FloatArray], float]]
+MetricLike = CorpusScorer | Callable[[FloatArray], float]
 
 
 def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:

@@ -159,7 +159,7 @@ def _bootstrap_totals(matrices: list[FloatArray], n_resamples: int, rng: np.rand
         stop = min(start + _BLOCK, n_resamples)
         indices = rng.integers(0, n, size=(stop - start, n))
         counts = np.stack([np.bincount(row, minlength=n) for row in indices]).astype(np.float64)
-        for matrix, target in zip(matrices, out):
+        for matrix, target in zip(matrices, out, strict=True):
             target[start:stop] = counts @ matrix
     return out
 
@@ -235,7 +235,7 @@ def _pair(baseline: Any, system: Any) -> tuple[FloatArray, FloatArray]:
     base_ids = getattr(baseline, "ids", None)
     sys_ids = getattr(system, "ids", None)
     if base_ids is not None and sys_ids is not None and tuple(base_ids) != tuple(sys_ids):
-        first = next(i for i, (p, q) in enumerate(zip(base_ids, sys_ids)) if p != q)
+        first = next(i for i, (p, q) in enumerate(zip(base_ids, sys_ids, strict=False)) if p != q)
         raise ValueError(f"item {first}: baseline id {base_ids[first]!r} but system id {sys_ids[first]!r}")
     return base, sys_
 
