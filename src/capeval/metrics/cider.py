@@ -1,0 +1,331 @@
+"""CIDEr-D (the COCO evaluation's "CIDEr") and the original CIDEr.
+
+CIDEr-D reproduces ``pycocoevalcap==1.2`` ``cider/cider_scorer.py`` (the scorer the COCO
+evaluation reports as ``CIDEr``):
+
+* n-grams of orders 1..4 from ``str.split()`` of the PTB-tokenized caption, raw counts as
+  term frequencies;
+* document frequency of an n-gram = number of *items* (images) whose references contain it,
+  taken from the references being evaluated (so a caption's score depends on which other
+  images are scored with it), and ``idf = log(n_items) - log(max(1, df))``;
+* per order, the candidate vector is compared with each reference vector as
+  ``sum_g min(v_c(g), v_r(g)) * v_r(g) / (|v_c| |v_r|)`` (clipping);
+* each comparison is multiplied by ``e ** (-(delta ** 2) / (2 * sigma ** 2))`` with
+  ``sigma = 6``, where the official code's "length" is the number of *bigrams* of the
+  sentence (``len - 1`` for two or more words, 0 for one word), not its word count;
+* the item score is the mean over orders of the sum over references, divided by the
+  number of references, times 10; the corpus score is the mean of the item scores.
+
+Two departures are available as options: document frequencies from a frozen external
+corpus (``df=DocumentFrequencies...``, the convention of reinforcement-learning rewards,
+where batch-local frequencies would be degenerate), and :class:`CIDEr`, the original metric
+of Vedantam et al. (2015) without clipping, length penalty or the factor 10.
+
+Statistics row per item: ``[item_score, 1]`` (the corpus score is a mean of item scores).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from capeval.metrics.base import FloatArray, MeanMetric
+from capeval.metrics.ngrams import IntArray, NgramTable, count_ngrams, group_runs, sort_with_positions
+from capeval.tokenizers.base import Tokenizer
+
+__all__ = ["CIDEr", "CIDErD", "DocumentFrequencies"]
+
+#: Gaussian length-penalty width of CIDEr-D (Vedantam et al. 2015; pycocoevalcap ``sigma=6.0``).
+CIDER_D_SIGMA = 6.0
+#: Scale factor of CIDEr-D, "to make the scores comparable to other metrics" (pycocoevalcap ``* 10.0``).
+CIDER_D_SCALE = 10.0
+#: Highest n-gram order (pycocoevalcap ``n=4``).
+CIDER_MAX_N = 4
+
+
+@dataclass(frozen=True)
+class DocumentFrequencies:
+    """Frozen n-gram document frequencies from an external reference corpus.
+
+    A document is an item (an image with its references), as in the official scorer.
+
+    Attributes:
+        n_documents: Number of documents; ``log(n_documents)`` replaces ``log(n_items)``.
+        counts: n-gram (space-joined words) -> number of documents containing it.
+        name: Short label recorded in the signature (``df:<name>``).
+        n: Highest n-gram order counted.
+    """
+
+    n_documents: int
+    counts: Mapping[str, int]
+    name: str = "external"
+    n: int = CIDER_MAX_N
+    _sorted: dict[int, tuple[IntArray, IntArray]] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_references(
+        cls, references: Sequence[Sequence[str]], *, name: str = "external", n: int = CIDER_MAX_N
+    ) -> DocumentFrequencies:
+        """Count document frequencies over tokenized references (``references[i]``: item ``i``)."""
+        flat = [ref for refs in references for ref in refs]
+        n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
+        table = count_ngrams(flat, n=n)
+        ref_item = np.repeat(np.arange(len(references), dtype=np.int64), n_refs)
+        df = _document_frequency(table, ref_item[table.sentence], len(references))
+        present = np.flatnonzero(df)
+        counts = {" ".join(table.gram_words(int(g))): int(df[g]) for g in present}
+        return cls(n_documents=len(references), counts=counts, name=name, n=n)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write as gzipped JSON."""
+        payload = {"format": "capeval-df-1", "name": self.name, "n": self.n, "n_documents": self.n_documents,
+                   "counts": self.counts}
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            json.dump(payload, fh, ensure_ascii=False)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> DocumentFrequencies:
+        """Read a file written by :meth:`save`.
+
+        Raises:
+            ValueError: if the file is not a capeval document-frequency file.
+        """
+        try:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                payload = json.load(fh)
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: not a capeval document-frequency file ({exc})") from None
+        if not isinstance(payload, dict) or payload.get("format") != "capeval-df-1":
+            raise ValueError(f"{path}: not a capeval document-frequency file (missing format tag)")
+        return cls(n_documents=int(payload["n_documents"]), counts=dict(payload["counts"]),
+                   name=str(payload["name"]), n=int(payload["n"]))
+
+    def lookup(self, table: NgramTable) -> FloatArray:
+        """Document frequency of every gram id of ``table`` (0 for unseen n-grams)."""
+        out = np.zeros(table.n_grams, dtype=np.float64)
+        get = self.counts.get
+        for g in range(table.n_grams):
+            value = get(" ".join(table.gram_words(g)))
+            if value:
+                out[g] = value
+        return out
+
+
+def _document_frequency(table: NgramTable, item_of_entry: IntArray, n_items: int) -> FloatArray:
+    """Number of distinct items among the entries of each gram."""
+    if table.gram.shape[0] == 0:
+        return np.zeros(table.n_grams, dtype=np.float64)
+    item_bits = max(1, int(n_items).bit_length())
+    keys = np.sort((table.gram << item_bits) | item_of_entry)
+    starts, _ = group_runs(keys)
+    return np.bincount(keys[starts] >> item_bits, minlength=table.n_grams).astype(np.float64)
+
+
+class _CIDErBase(MeanMetric):
+    """Shared machinery of CIDEr-D and CIDEr (vectorized over the whole batch)."""
+
+    clip: bool
+    sigma: float | None
+    scale: float
+
+    def __init__(self, *, n: int = CIDER_MAX_N, df: DocumentFrequencies | str | None = None,
+                 tokenizer: str | Tokenizer = "ptb") -> None:
+        super().__init__(tokenizer=tokenizer)
+        if n < 1:
+            raise ValueError(f"CIDEr order n must be >= 1, got {n}")
+        if isinstance(df, str):
+            df = DocumentFrequencies.load(df)
+        if df is not None and df.n < n:
+            raise ValueError(f"document frequencies count n-grams up to {df.n}, but n={n}")
+        self.n = n
+        self.df = df
+
+    def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
+        """``n``, ``sigma`` (CIDEr-D) and the document-frequency source."""
+        fields = [("n", str(self.n))]
+        if self.sigma is not None:
+            fields.append(("sigma", f"{self.sigma:g}"))
+        fields.append(("df", "refs" if self.df is None else f"{self.df.name}-{self.df.n_documents}"))
+        return tuple(fields)
+
+    def item_values(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> FloatArray:
+        """Per-item scores; one candidate per item."""
+        return self.score_batch(candidates, np.arange(len(candidates)), references)
+
+    def score_batch(
+        self, candidates: Sequence[str], item_index: Sequence[int] | IntArray, references: Sequence[Sequence[str]]
+    ) -> FloatArray:
+        """Score many candidates per item in one call (e.g. sampled captions for RL rewards).
+
+        Args:
+            candidates: Tokenized candidate captions.
+            item_index: ``item_index[c]`` is the item (index into ``references``) of candidate ``c``.
+            references: Tokenized reference captions, item-major.
+
+        Returns:
+            One score per candidate. Document frequencies come from ``references`` unless the
+            metric was built with external ones.
+        """
+        item_of_cand = np.asarray(item_index, dtype=np.int64).reshape(-1)
+        n_cands, n_items = len(candidates), len(references)
+        if item_of_cand.shape[0] != n_cands:
+            raise ValueError(f"{item_of_cand.shape[0]} item indices for {n_cands} candidates")
+        if n_cands == 0:
+            return np.zeros(0, dtype=np.float64)
+        if item_of_cand.min() < 0 or item_of_cand.max() >= n_items:
+            raise ValueError(f"item index out of range 0..{n_items - 1}")
+        n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=n_items)
+        if (n_refs == 0).any():
+            raise ValueError(f"item {int(np.flatnonzero(n_refs == 0)[0])}: no reference captions")
+        first_ref = np.cumsum(n_refs) - n_refs
+        flat_refs = [ref for refs in references for ref in refs]
+        table = count_ngrams([*candidates, *flat_refs], n=self.n)
+        n_ref_sents = len(flat_refs)
+        ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
+        is_ref_entry = table.sentence >= n_cands
+
+        # Inverse document frequency of each gram id.
+        if self.df is None:
+            df = _document_frequency_subset(table, is_ref_entry, ref_item, n_cands, n_items)
+            log_docs = math.log(float(n_items))
+        else:
+            df = self.df.lookup(table)
+            log_docs = math.log(float(self.df.n_documents))
+        idf = log_docs - np.log(np.maximum(1.0, df))
+        weight = table.count * idf[table.gram]
+
+        # Norm of each sentence's vector, per order.
+        n_sents = n_cands + n_ref_sents
+        order0 = table.orders_of(table.gram) - 1
+        norms = np.sqrt(np.bincount(table.sentence * self.n + order0, weights=weight * weight,
+                                    minlength=n_sents * self.n)).reshape(n_sents, self.n)
+
+        # Candidate/reference pairs: candidate c against each reference of its item.
+        pairs_per_cand = n_refs[item_of_cand]
+        pair_start = np.cumsum(pairs_per_cand) - pairs_per_cand
+        n_pairs = int(pairs_per_cand.sum())
+        pair_cand = np.repeat(np.arange(n_cands, dtype=np.int64), pairs_per_cand)
+        pair_ref = np.arange(n_pairs, dtype=np.int64) - np.repeat(pair_start, pairs_per_cand)
+        pair_ref += first_ref[item_of_cand][pair_cand]  # index into flat references
+
+        dots = self._dot_products(table, weight, order0, is_ref_entry, item_of_cand, ref_item,
+                                  first_ref, pair_start, n_cands, n_pairs)
+        denom = norms[pair_cand] * norms[n_cands + pair_ref]
+        nonzero = denom != 0
+        values = np.where(nonzero, dots / np.where(nonzero, denom, 1.0), dots)
+        if self.sigma is not None:
+            # The official "length" is the number of bigrams: len - 1, or 0 for one word.
+            bigrams = np.maximum(table.lengths - 1, 0).astype(np.float64)
+            delta = bigrams[pair_cand] - bigrams[n_cands + pair_ref]
+            values = values * (math.e ** (-(delta**2) / (2 * self.sigma**2)))[:, None]
+        per_cand = np.zeros((n_cands, self.n), dtype=np.float64)
+        np.add.at(per_cand, pair_cand, values)
+        score = per_cand.sum(axis=1) / self.n
+        return score / pairs_per_cand * self.scale
+
+    def _dot_products(self, table: NgramTable, weight: FloatArray, order0: IntArray, is_ref_entry: Any,
+                      item_of_cand: IntArray, ref_item: IntArray, first_ref: IntArray, pair_start: IntArray,
+                      n_cands: int, n_pairs: int) -> FloatArray:
+        """Per pair and order: sum over shared grams of ``min(v_c, v_r) * v_r`` (clipped) or ``v_c * v_r``."""
+        cand_e = np.flatnonzero(~is_ref_entry)
+        ref_e = np.flatnonzero(is_ref_entry)
+        gram_bits = max(1, int(table.n_grams).bit_length())
+        # Reference entries sorted by (item, gram); candidates look up their item's block.
+        ref_keys = (ref_item[table.sentence[ref_e] - n_cands] << gram_bits) | table.gram[ref_e]
+        ref_sorted, ref_order = sort_with_positions(ref_keys)
+        cand_keys = (item_of_cand[table.sentence[cand_e]] << gram_bits) | table.gram[cand_e]
+        lo = np.searchsorted(ref_sorted, cand_keys, side="left")
+        hi = np.searchsorted(ref_sorted, cand_keys, side="right")
+        n_match = hi - lo
+        has = n_match > 0
+        cand_m, lo_m, n_m = cand_e[has], lo[has], n_match[has]
+        # Expand each candidate entry to every reference entry sharing its (item, gram).
+        rep_cand = np.repeat(cand_m, n_m)
+        within = np.arange(int(n_m.sum()), dtype=np.int64) - np.repeat(np.cumsum(n_m) - n_m, n_m)
+        rep_ref = ref_e[ref_order[np.repeat(lo_m, n_m) + within]]
+        wc, wr = weight[rep_cand], weight[rep_ref]
+        contrib = (np.minimum(wc, wr) if self.clip else wc) * wr
+        cand_sent = table.sentence[rep_cand]
+        ref_sent = table.sentence[rep_ref] - n_cands
+        pair = pair_start[cand_sent] + (ref_sent - first_ref[item_of_cand[cand_sent]])
+        dots = np.zeros(n_pairs * self.n, dtype=np.float64)
+        np.add.at(dots, pair * self.n + order0[rep_cand], contrib)
+        return dots.reshape(n_pairs, self.n)
+
+
+def _document_frequency_subset(table: NgramTable, is_ref_entry: Any, ref_item: IntArray, n_cands: int,
+                               n_items: int) -> FloatArray:
+    """Document frequencies over the reference entries of a mixed candidate+reference table."""
+    ref_e = np.flatnonzero(is_ref_entry)
+    if ref_e.shape[0] == 0:
+        return np.zeros(table.n_grams, dtype=np.float64)
+    item_bits = max(1, int(n_items).bit_length())
+    keys = np.sort((table.gram[ref_e] << item_bits) | ref_item[table.sentence[ref_e] - n_cands])
+    starts, _ = group_runs(keys)
+    return np.bincount(keys[starts] >> item_bits, minlength=table.n_grams).astype(np.float64)
+
+
+class CIDErD(_CIDErBase):
+    """CIDEr-D as the COCO evaluation computes it (reported there as ``CIDEr``).
+
+    Args:
+        n: Highest n-gram order (4).
+        sigma: Width of the Gaussian length penalty (6).
+        df: ``None`` for document frequencies from the evaluated references (official), or a
+            :class:`DocumentFrequencies` (or a path to one) frozen from another corpus.
+        tokenizer: Tokenizer name or instance (default ``"ptb"``).
+
+    Example:
+        >>> m = CIDErD(tokenizer="none")
+        >>> r = m.score(candidates=["a dog runs", "a cat sleeps"],
+        ...             references=[["a dog runs", "the dog is running"], ["a cat is sleeping"]])
+        >>> [round(float(x), 4) for x in r.item_scores]
+        [4.2533, 2.2393]
+
+    Reference: Vedantam, Zitnick and Parikh 2015; pycocoevalcap 1.2 ``Cider``.
+    """
+
+    name = "cider-d"
+    outputs = ("cider-d",)
+    official_names = {"cider-d": "CIDEr"}
+    clip = True
+    scale = CIDER_D_SCALE
+
+    def __init__(self, *, n: int = CIDER_MAX_N, sigma: float = CIDER_D_SIGMA,
+                 df: DocumentFrequencies | str | None = None, tokenizer: str | Tokenizer = "ptb") -> None:
+        super().__init__(n=n, df=df, tokenizer=tokenizer)
+        if not sigma > 0:
+            raise ValueError(f"sigma must be positive, got {sigma}")
+        self.sigma = float(sigma)
+
+
+class CIDEr(_CIDErBase):
+    """The original CIDEr (Vedantam et al. 2015, COCO caption paper section 3.6).
+
+    Mean over orders 1..n of the average cosine similarity between TF-IDF n-gram vectors of
+    the candidate and each reference; no clipping, no length penalty, no factor 10. IDF
+    uses ``max(1, df)`` like CIDEr-D so that n-grams absent from every reference get a
+    finite weight. Not what the COCO server reports as "CIDEr" (that is :class:`CIDErD`).
+
+    Example:
+        >>> m = CIDEr(tokenizer="none")
+        >>> r = m.score(candidates=["a dog runs", "a cat sleeps"],
+        ...             references=[["a dog runs", "the dog is running"], ["a cat is sleeping"]])
+        >>> [round(float(x), 4) for x in r.item_scores]
+        [0.426, 0.2271]
+    """
+
+    name = "cider"
+    outputs = ("cider",)
+    clip = False
+    sigma = None
+    scale = 1.0
