@@ -1,0 +1,382 @@
+"""METEOR 1.5 language data: locate, verify, convert once, and load fast.
+
+Where each table comes from:
+
+* **Synonyms** (``english.synsets``, ``english.exceptions``): shipped in
+  ``capeval/data/meteor/``, byte-identical to the copies inside ``meteor-1.5.jar``;
+  extracted from WordNet 3.0 and covered by the WordNet 3.0 licence
+  (``capeval/data/meteor/COPYING.WORDNET``).
+* **Paraphrases** (``paraphrase-en.gz``), **function words** (``function/english.words``)
+  and **non-breaking prefixes** (``nonbreaking/english.prefixes``): part of METEOR
+  (LGPL), read at run time from an installed ``pycocoevalcap==1.2`` wheel and never
+  redistributed. Both source files are checked against pinned SHA-256 digests.
+
+The paraphrase table (5.27 M entries, 62 MB gzip) is converted once into flat numpy
+arrays in the user cache directory (``$CAPEVAL_CACHE_DIR``, else
+``$XDG_CACHE_HOME/capeval``, else ``~/.cache/capeval``). The cache is written to a
+temporary directory and renamed into place, so concurrent first runs are safe; its
+manifest records the SHA-256 of every file, which is verified on load.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "MeteorData",
+    "MeteorDataError",
+    "ParaphraseTable",
+    "cache_root",
+    "load_meteor_data",
+    "locate_pycocoevalcap",
+]
+
+logger = logging.getLogger("capeval")
+
+#: SHA-256 of ``pycocoevalcap/meteor/meteor-1.5.jar`` in the pycocoevalcap 1.2 wheel.
+JAR_SHA256 = "1e57b4c72c0830ebe68558f1c799a624e96cbc1b6045c9f6330e26dcff6eafc2"
+#: SHA-256 of ``pycocoevalcap/meteor/data/paraphrase-en.gz`` in the pycocoevalcap 1.2 wheel.
+PARAPHRASE_SHA256 = "c147ac7d2c91f2fbb3ad31e4b352235061eb83145e0434daf217ee9ca5975f48"
+#: SHA-256 of the shipped (gzip) synonym tables; their contents equal the jar's ``synonym/`` files.
+SYNSETS_SHA256 = "e3eb16057491a7e9d3ea37fc4af8db6820ad0d34f426cfe0217bada3c00eca54"
+EXCEPTIONS_SHA256 = "4c3bd065e3029ac8cfe78e262d7fd4bd8df9ed6d7584841f86de0c19fcf00c65"
+
+#: Bumped whenever the on-disk cache layout changes.
+CACHE_FORMAT = 1
+#: Bits per token id in a packed phrase key (the paraphrase vocabulary has 43,139 words).
+TOKEN_BITS = 16
+#: Tokens packed into one uint64 key word; phrases have at most 7 tokens, so two words suffice.
+TOKENS_PER_WORD = 4
+#: Longest paraphrase phrase, in tokens (measured on paraphrase-en.gz).
+MAX_PHRASE_LEN = 2 * TOKENS_PER_WORD - 1
+
+_INSTALL_HINT = (
+    "METEOR needs the METEOR 1.5 paraphrase table, function-word and prefix lists from the "
+    "pycocoevalcap 1.2 wheel (read at run time, never downloaded): pip install 'pycocoevalcap==1.2'"
+)
+
+
+class MeteorDataError(RuntimeError):
+    """A METEOR data file is missing, altered, or unreadable."""
+
+
+def locate_pycocoevalcap() -> Path:
+    """Directory of the installed ``pycocoevalcap`` package.
+
+    ``$CAPEVAL_PYCOCOEVALCAP_DIR`` overrides the lookup (a directory that contains
+    ``meteor/meteor-1.5.jar``).
+
+    Raises:
+        MeteorDataError: if pycocoevalcap is not installed.
+    """
+    override = os.environ.get("CAPEVAL_PYCOCOEVALCAP_DIR")
+    if override:
+        path = Path(override)
+        if not (path / "meteor" / "meteor-1.5.jar").is_file():
+            raise MeteorDataError(f"CAPEVAL_PYCOCOEVALCAP_DIR={override!r} has no meteor/meteor-1.5.jar")
+        return path
+    try:
+        spec = importlib.util.find_spec("pycocoevalcap")
+    except (ImportError, ValueError):
+        spec = None
+    # pycocoevalcap is a namespace package: no __init__.py, origin is None.
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for loc in locations:
+        if (Path(loc) / "meteor" / "meteor-1.5.jar").is_file():
+            return Path(loc)
+    raise MeteorDataError(_INSTALL_HINT)
+
+
+def cache_root() -> Path:
+    """The capeval user cache directory (not created)."""
+    explicit = os.environ.get("CAPEVAL_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "capeval"
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _java_lines(data: bytes) -> list[str]:
+    """Lines as Java ``BufferedReader.readLine`` yields them (``\\n``, ``\\r``, ``\\r\\n``)."""
+    text = data.decode("utf-8")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True)
+class ParaphraseTable:
+    """The paraphrase table as flat arrays.
+
+    Attributes:
+        vocab: Token string -> token id (ids start at 1; 0 means "no token").
+        phrase_hi: Packed first four token ids of every distinct phrase, sorted with ``phrase_lo``.
+        phrase_lo: Packed tokens five to seven.
+        phrase_len: Tokens per phrase.
+        group_offsets: ``group_dst[group_offsets[p]:group_offsets[p + 1]]`` are the paraphrases
+            of phrase ``p`` (as reference-side phrase), in file order.
+        group_dst: Phrase ids of the paraphrases.
+    """
+
+    vocab: dict[str, int]
+    phrase_hi: npt.NDArray[np.uint64]
+    phrase_lo: npt.NDArray[np.uint64]
+    phrase_len: npt.NDArray[np.int8]
+    group_offsets: npt.NDArray[np.int64]
+    group_dst: npt.NDArray[np.int32]
+
+
+@dataclass(frozen=True)
+class MeteorData:
+    """Every table METEOR 1.5 ``-l en -norm`` needs."""
+
+    function_words: frozenset[str]
+    #: Non-breaking prefix -> True when it is ``#NUMERIC_ONLY#``.
+    prefixes: dict[str, bool]
+    #: Word -> index into ``synset_offsets``.
+    synset_index: dict[str, int]
+    synset_offsets: npt.NDArray[np.int64]
+    synset_ids: npt.NDArray[np.int32]
+    #: Inflected form -> base forms (WordNet exception list).
+    exceptions: dict[str, tuple[str, ...]]
+    paraphrases: ParaphraseTable
+    source: str
+
+
+def _pack_phrases(token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    hi = np.zeros(len(token_ids), dtype=np.uint64)
+    lo = np.zeros(len(token_ids), dtype=np.uint64)
+    width = 2 * TOKENS_PER_WORD
+    padded = np.zeros((len(token_ids), width), dtype=np.uint64)
+    for row, ids in enumerate(token_ids):
+        padded[row, : len(ids)] = ids
+    for k in range(TOKENS_PER_WORD):
+        shift = np.uint64(TOKEN_BITS * (TOKENS_PER_WORD - 1 - k))
+        hi |= padded[:, k] << shift
+        lo |= padded[:, TOKENS_PER_WORD + k] << shift
+    return hi, lo
+
+
+def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
+    """Convert ``paraphrase-en.gz`` (line triples: probability, phrase, paraphrase)."""
+    with gzip.open(gz_path, "rb") as handle:
+        lines = handle.read().decode("utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) % 3:
+        raise MeteorDataError(f"{gz_path}: {len(lines)} lines is not a multiple of 3")
+    refs = lines[1::3]
+    paras = lines[2::3]
+    del lines
+    phrase_ids: dict[str, int] = {}
+    src = np.fromiter((phrase_ids.setdefault(p, len(phrase_ids)) for p in refs), dtype=np.int64, count=len(refs))
+    dst = np.fromiter((phrase_ids.setdefault(p, len(phrase_ids)) for p in paras), dtype=np.int64, count=len(paras))
+    del refs, paras
+    vocab: dict[str, int] = {}
+    token_ids: list[list[int]] = []
+    for phrase in phrase_ids:
+        # The transducer splits phrases on single spaces; the file has no other whitespace.
+        ids = [vocab.setdefault(tok, len(vocab) + 1) for tok in phrase.split(" ")]
+        if len(ids) > MAX_PHRASE_LEN:
+            raise MeteorDataError(f"{gz_path}: phrase longer than {MAX_PHRASE_LEN} tokens: {phrase!r}")
+        token_ids.append(ids)
+    if len(vocab) >= 1 << TOKEN_BITS:
+        raise MeteorDataError(f"{gz_path}: vocabulary of {len(vocab)} words exceeds {TOKEN_BITS}-bit ids")
+    hi, lo = _pack_phrases(token_ids)
+    lengths = np.array([len(ids) for ids in token_ids], dtype=np.int8)
+    del token_ids
+    # Renumber phrases by sorted key so that lookups are binary searches.
+    order = np.lexsort((lo, hi))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    src = rank[src]
+    dst = rank[dst]
+    # Group entries by reference-side phrase, keeping file order inside each group.
+    by_src = np.argsort(src, kind="stable")
+    counts = np.bincount(src, minlength=order.size)
+    offsets = np.zeros(order.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    vocab_words = [""] * (len(vocab) + 1)
+    for word, idx in vocab.items():
+        vocab_words[idx] = word
+    return {
+        "phrase_hi": hi[order],
+        "phrase_lo": lo[order],
+        "phrase_len": lengths[order],
+        "group_offsets": offsets,
+        "group_dst": dst[by_src].astype(np.int32),
+        "vocab": "\n".join(vocab_words[1:]),
+    }
+
+
+def _build_synonym_arrays(synsets_gz: Path) -> dict[str, np.ndarray | str]:
+    with gzip.open(synsets_gz, "rb") as handle:
+        lines = _java_lines(handle.read())
+    words = lines[0::2]
+    id_lists = [[int(tok) for tok in line.split()] for line in lines[1::2]]
+    offsets = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum([len(ids) for ids in id_lists], out=offsets[1:])
+    flat = np.fromiter((i for ids in id_lists for i in ids), dtype=np.int32, count=int(offsets[-1]))
+    return {"synset_offsets": offsets, "synset_ids": flat, "synset_words": "\n".join(words)}
+
+
+def _data_dir() -> Path:
+    return Path(str(resources.files("capeval").joinpath("data", "meteor")))
+
+
+def _verify(path: Path, expected: str) -> None:
+    actual = _sha256_file(path)
+    if actual != expected:
+        raise MeteorDataError(f"{path}: SHA-256 {actual} differs from the expected {expected}")
+
+
+def _build_cache(target: Path, pkg_dir: Path) -> None:
+    jar = pkg_dir / "meteor" / "meteor-1.5.jar"
+    para = pkg_dir / "meteor" / "data" / "paraphrase-en.gz"
+    _verify(jar, JAR_SHA256)
+    _verify(para, PARAPHRASE_SHA256)
+    data_dir = _data_dir()
+    _verify(data_dir / "english.synsets.gz", SYNSETS_SHA256)
+    _verify(data_dir / "english.exceptions.gz", EXCEPTIONS_SHA256)
+    logger.info("capeval: converting the METEOR paraphrase table once into %s", target)
+    arrays = _build_paraphrase_arrays(para)
+    arrays.update(_build_synonym_arrays(data_dir / "english.synsets.gz"))
+    with zipfile.ZipFile(jar) as archive:
+        arrays["function_words"] = "\n".join(_java_lines(archive.read("function/english.words")))
+        arrays["prefixes"] = "\n".join(_java_lines(archive.read("nonbreaking/english.prefixes")))
+    with gzip.open(data_dir / "english.exceptions.gz", "rb") as handle:
+        arrays["exceptions"] = "\n".join(_java_lines(handle.read()))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
+    try:
+        digests: dict[str, str] = {}
+        for name, value in arrays.items():
+            if isinstance(value, str):
+                fname = name + ".txt"
+                (tmp / fname).write_bytes(value.encode("utf-8"))
+            else:
+                fname = name + ".npy"
+                np.save(tmp / fname, np.ascontiguousarray(value), allow_pickle=False)
+            digests[fname] = _sha256_file(tmp / fname)
+        manifest = {"format": CACHE_FORMAT, "paraphrase_sha256": PARAPHRASE_SHA256, "files": digests}
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            # Another process finished first; its (verified) copy wins.
+            if not (target / "manifest.json").is_file():
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _read_cache(target: Path) -> dict[str, np.ndarray | str]:
+    manifest = json.loads((target / "manifest.json").read_text())
+    if manifest.get("format") != CACHE_FORMAT:
+        raise MeteorDataError(f"{target}: cache format {manifest.get('format')} != {CACHE_FORMAT}")
+    out: dict[str, np.ndarray | str] = {}
+    for fname, digest in manifest["files"].items():
+        path = target / fname
+        if _sha256_file(path) != digest:
+            raise MeteorDataError(f"{path}: cache file is corrupt (SHA-256 mismatch)")
+        stem, ext = fname.rsplit(".", 1)
+        out[stem] = path.read_bytes().decode("utf-8") if ext == "txt" else np.load(path, mmap_mode="r")
+    return out
+
+
+def _parse_prefixes(text: str) -> dict[str, bool]:
+    prefixes: dict[str, bool] = {}
+    for line in text.split("\n"):
+        toks = line.split()
+        if not toks or toks[0].startswith("#"):
+            continue
+        prefixes[toks[0]] = len(toks) > 1 and toks[1] == "#NUMERIC_ONLY#"
+    return prefixes
+
+
+def _parse_exceptions(text: str) -> dict[str, tuple[str, ...]]:
+    lines = text.split("\n")
+    table: dict[str, list[str]] = {}
+    for base, forms in zip(lines[0::2], lines[1::2]):
+        for form in forms.split():
+            table.setdefault(form, []).append(base)
+    return {form: tuple(bases) for form, bases in table.items()}
+
+
+_LOADED: MeteorData | None = None
+
+
+def load_meteor_data() -> MeteorData:
+    """Load (building the cache on first use) every METEOR table; memoized per process.
+
+    Raises:
+        MeteorDataError: when pycocoevalcap 1.2 is missing or a file fails verification.
+    """
+    global _LOADED
+    if _LOADED is not None:
+        return _LOADED
+    pkg_dir = locate_pycocoevalcap()
+    target = cache_root() / f"meteor-v{CACHE_FORMAT}-{PARAPHRASE_SHA256[:16]}"
+    para = pkg_dir / "meteor" / "data" / "paraphrase-en.gz"
+    if not para.is_file():
+        raise MeteorDataError(f"{para} is missing; {_INSTALL_HINT}")
+    if not (target / "manifest.json").is_file():
+        _build_cache(target, pkg_dir)
+    try:
+        raw = _read_cache(target)
+    except (MeteorDataError, OSError, ValueError, KeyError) as exc:
+        logger.warning("capeval: rebuilding the METEOR cache %s (%s)", target, exc)
+        shutil.rmtree(target, ignore_errors=True)
+        _build_cache(target, pkg_dir)
+        raw = _read_cache(target)
+    vocab_words = str(raw["vocab"]).split("\n")
+    syn_words = str(raw["synset_words"]).split("\n")
+    table = ParaphraseTable(
+        vocab={word: i + 1 for i, word in enumerate(vocab_words)},
+        phrase_hi=raw["phrase_hi"],  # type: ignore[arg-type]
+        phrase_lo=raw["phrase_lo"],  # type: ignore[arg-type]
+        phrase_len=raw["phrase_len"],  # type: ignore[arg-type]
+        group_offsets=raw["group_offsets"],  # type: ignore[arg-type]
+        group_dst=raw["group_dst"],  # type: ignore[arg-type]
+    )
+    synset_index: dict[str, int] = {}
+    for i, word in enumerate(syn_words):
+        # Java HashMap.put: a repeated word keeps its last synset list.
+        synset_index[word] = i
+    _LOADED = MeteorData(
+        function_words=frozenset(str(raw["function_words"]).split("\n")),
+        prefixes=_parse_prefixes(str(raw["prefixes"])),
+        synset_index=synset_index,
+        synset_offsets=raw["synset_offsets"],  # type: ignore[arg-type]
+        synset_ids=raw["synset_ids"],  # type: ignore[arg-type]
+        exceptions=_parse_exceptions(str(raw["exceptions"])),
+        paraphrases=table,
+        source=str(pkg_dir),
+    )
+    return _LOADED
