@@ -1,0 +1,151 @@
+"""On-disk cache of parsed captions (raw SPICE tuples), safe under concurrent use.
+
+One SQLite file; each row maps ``sha256(parser fingerprint, caption)`` to the JSON of the
+caption's raw tuples plus a checksum of key and payload. SQLite serialises writers (WAL
+journal, busy timeout), so several processes may share the file. A row whose checksum or
+JSON does not verify is treated as missing, recomputed, and overwritten; a file that is not
+a readable SQLite database is moved aside and replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["TupleCache", "default_cache_path"]
+
+logger = logging.getLogger("capeval")
+
+#: Seconds a writer waits for another process's lock before giving up on caching that batch.
+_BUSY_TIMEOUT_S = 30.0
+#: Keys per ``SELECT ... IN (...)`` query (below SQLite's default variable limit).
+_QUERY_CHUNK = 500
+
+Tuples = list[list[str]]
+
+
+def default_cache_path() -> Path:
+    """``$CAPEVAL_CACHE_DIR/spice.sqlite``, else ``$XDG_CACHE_HOME/capeval/`` or ``~/.cache/capeval/``."""
+    base = os.environ.get("CAPEVAL_CACHE_DIR")
+    if base:
+        return Path(base) / "spice.sqlite"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    root = Path(xdg) if xdg else Path.home() / ".cache"
+    return root / "capeval" / "spice.sqlite"
+
+
+def _checksum(key: str, payload: str) -> str:
+    return hashlib.sha256((key + "\0" + payload).encode("utf-8")).hexdigest()[:32]
+
+
+def _valid(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(t, list) and 1 <= len(t) <= 3 and all(isinstance(x, str) for x in t) for t in value
+    )
+
+
+class TupleCache:
+    """Parsed-caption cache keyed by caption text and parser fingerprint.
+
+    Args:
+        path: SQLite file (created with its directory).
+        fingerprint: Parser identity (model, versions); part of every key.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> cache = TupleCache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite", "p1")
+        >>> cache.put({"a dog": [["dog"]]})
+        >>> cache.get(["a dog", "a cat"])
+        {'a dog': [['dog']]}
+    """
+
+    def __init__(self, path: str | os.PathLike[str], fingerprint: str) -> None:
+        self.path = Path(path)
+        self.fingerprint = fingerprint
+        self._local = threading.local()
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256((self.fingerprint + "\0" + text).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            logger.warning("SPICE cache %s is not a valid database (%s); moved to %s", self.path, exc, aside)
+            os.replace(self.path, aside)
+            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
+        self._local.conn = conn
+        return conn
+
+    def get(self, texts: Iterable[str]) -> dict[str, Tuples]:
+        """Cached tuples for those ``texts`` that have a valid entry."""
+        keyed = {self._key(t): t for t in texts}
+        found: dict[str, Tuples] = {}
+        try:
+            conn = self._connect()
+            keys = list(keyed)
+            for start in range(0, len(keys), _QUERY_CHUNK):
+                chunk = keys[start : start + _QUERY_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(f"SELECT key, payload, checksum FROM parses WHERE key IN ({marks})", chunk)
+                for key, payload, checksum in rows:
+                    if not isinstance(payload, str) or checksum != _checksum(key, payload):
+                        logger.warning("SPICE cache entry %s failed its checksum; recomputing", key[:12])
+                        continue
+                    try:
+                        value = json.loads(payload)
+                    except ValueError:
+                        logger.warning("SPICE cache entry %s is not valid JSON; recomputing", key[:12])
+                        continue
+                    if _valid(value):
+                        found[keyed[key]] = value
+        except sqlite3.Error as exc:
+            logger.warning("SPICE cache %s unreadable (%s); parsing without it", self.path, exc)
+        return found
+
+    def put(self, entries: Mapping[str, Sequence[Sequence[str]]]) -> None:
+        """Store parsed tuples (one transaction); failures only log a warning."""
+        if not entries:
+            return
+        rows = []
+        for text, tuples in entries.items():
+            key = self._key(text)
+            payload = json.dumps([list(t) for t in tuples], ensure_ascii=False, separators=(",", ":"))
+            rows.append((key, payload, _checksum(key, payload)))
+        try:
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT OR REPLACE INTO parses (key, payload, checksum) VALUES (?, ?, ?)", rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            logger.warning("SPICE cache %s not updated (%s)", self.path, exc)
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

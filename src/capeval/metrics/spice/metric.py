@@ -1,0 +1,363 @@
+"""SPICE and SPIDEr as capeval metrics.
+
+SPICE (Anderson et al., ECCV 2016) parses captions into scene graphs and scores the
+F-measure of the candidate's tuples against the union of the references' tuples. The
+scoring (graphs, merging, matching, categories, NaN rules, averaging) follows official
+SPICE 1.0 (``spice-1.0.jar`` in pycocoevalcap 1.2) exactly; the parser is a spaCy
+pipeline converted to the dependencies SPICE's rules expect, which approximates the
+official Stanford CoreNLP 3.6.0 PCFG (fidelity figures in the metric card).
+
+Statistics row: for each category of :data:`~capeval.metrics.spice.score.CATEGORIES`
+``[f, pr, re, defined, tp, fp, fn]`` where ``defined`` is 1 when the category's value is
+not NaN (then ``f``, ``pr``, ``re`` hold it, else 0). The corpus value of a category is the
+mean over items where it is defined, as the official summary computes it; for "All"
+every item is defined, so corpus SPICE is the plain mean of per-item F, as pycocoevalcap
+reports it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from capeval.metrics.base import FloatArray, Metric
+from capeval.metrics.spice.cache import TupleCache, default_cache_path
+from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
+from capeval.metrics.spice.score import CATEGORIES, CategoryScore, match_tuples, score_categories
+from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL, SpacyParser
+from capeval.metrics.spice.synonyms import load_synonyms
+from capeval.tokenizers.base import Tokenizer
+
+__all__ = ["SPICE", "SPIDEr", "CaptionParser", "PrecomputedParser"]
+
+logger = logging.getLogger("capeval")
+
+#: Per-category statistics columns.
+_CATEGORY_STATS = ("f", "pr", "re", "defined", "tp", "fp", "fn")
+#: Parsed captions kept in memory per metric instance.
+_MEMO_SIZE = 100_000
+
+
+@runtime_checkable
+class CaptionParser(Protocol):
+    """Anything that turns captions into SPICE raw tuples."""
+
+    #: Identity of the parser for caches and signatures.
+    fingerprint: str
+
+    def parse(self, texts: Sequence[str]) -> list[list[list[str]]]:
+        """Raw tuples per caption: ``[obj]``, ``[obj, attr]``, ``[subj, obj, predicate]``."""
+        ...
+
+
+class PrecomputedParser:
+    """Tuples given in advance (from another parser, or hand-written for tests).
+
+    Args:
+        tuples: caption text -> raw tuples.
+        name: fingerprint recorded in the signature.
+
+    Raises:
+        ValueError: (from :meth:`parse`) for a caption that has no entry.
+    """
+
+    def __init__(self, tuples: Mapping[str, Sequence[Sequence[str]]], name: str = "precomputed") -> None:
+        self.tuples = {k: [list(t) for t in v] for k, v in tuples.items()}
+        self.fingerprint = name
+
+    def parse(self, texts: Sequence[str]) -> list[list[list[str]]]:
+        """Look every caption up."""
+        out = []
+        for i, text in enumerate(texts):
+            if text not in self.tuples:
+                raise ValueError(f"caption {i} ({text[:60]!r}) has no precomputed tuples")
+            out.append([list(t) for t in self.tuples[text]])
+        return out
+
+
+def _key(category: str) -> str:
+    return category.lower()
+
+
+def _output_names() -> tuple[str, ...]:
+    names = ["spice", "spice-pr", "spice-re"]
+    for category in CATEGORIES[1:]:
+        names += [f"spice-{_key(category)}-f", f"spice-{_key(category)}-pr", f"spice-{_key(category)}-re"]
+    return tuple(names)
+
+
+def _tuple_strings(tuples: Sequence[tuple[Concept, ...]], truth: Sequence[bool]) -> list[dict[str, Any]]:
+    rows = [{"tuple": [str(c) for c in t], "truth_value": v} for t, v in zip(tuples, truth, strict=True)]
+    rows.sort(key=lambda r: (not r["truth_value"], r["tuple"]))
+    return rows
+
+
+class SPICE(Metric):
+    """Semantic Propositional Image Caption Evaluation, official SPICE 1.0 scoring.
+
+    Args:
+        tokenizer: Text preprocessing before parsing. ``"ptb"`` (default) is the COCO
+            evaluation pipeline (PTB tokens, lower-cased, punctuation removed), which is how
+            published SPICE numbers were made; ``"none"`` parses the raw text, as the jar does
+            when run on its own.
+        synonyms: Match and merge by WordNet synsets (official default). ``False`` is
+            SPICE's ``-noSynsets`` (exact matching, no merging).
+        parser: ``"spacy"`` or any :class:`CaptionParser`.
+        model: spaCy pipeline for ``parser="spacy"``.
+        emulate_fragments: Emulate the official PCFG on participle fragments without a final
+            period (``"man holding a phone"`` yields no relation). On by default because it
+            measurably brings the parser closer to the official one (metric card).
+        cache: ``True`` for the default cache file, a path, or ``False``/``None`` for no
+            on-disk cache of parsed captions.
+        detailed: Keep per-item tuples and category scores in ``CorpusResult.details``.
+
+    Example:
+        >>> parser = PrecomputedParser({"a red bus": [["bus"], ["bus", "red"]],
+        ...                             "a bus": [["bus"]]})
+        >>> spice = SPICE(tokenizer="none", parser=parser, cache=False, synonyms=False)
+        >>> round(spice.score(candidates=["a bus"], references=[["a red bus"]]).score, 4)
+        0.6667
+    """
+
+    name: ClassVar[str] = "spice"
+    outputs: ClassVar[tuple[str, ...]] = _output_names()
+    official_names: ClassVar[Mapping[str, str]] = {"spice": "SPICE"}
+
+    def __init__(
+        self,
+        *,
+        tokenizer: str | Tokenizer = "ptb",
+        synonyms: bool = True,
+        parser: str | CaptionParser = "spacy",
+        model: str = DEFAULT_MODEL,
+        emulate_fragments: bool = True,
+        cache: bool | str | Path | None = True,
+        detailed: bool = True,
+    ) -> None:
+        super().__init__(tokenizer=tokenizer)
+        if isinstance(parser, str):
+            if parser != "spacy":
+                raise ValueError(f"unknown SPICE parser {parser!r}; use 'spacy' or a CaptionParser object")
+            self.parser: CaptionParser = SpacyParser(model, emulate_fragments=emulate_fragments)
+        elif isinstance(parser, CaptionParser):
+            self.parser = parser
+        else:
+            raise ValueError(f"parser must be 'spacy' or have parse() and fingerprint, got {type(parser).__name__}")
+        self.synonyms = synonyms
+        self.detailed = detailed
+        if cache is True:
+            self._cache_path: Path | None = default_cache_path()
+        elif cache:
+            self._cache_path = Path(cache)
+        else:
+            self._cache_path = None
+        self._cache: TupleCache | None = None
+        self._memo: OrderedDict[str, list[list[str]]] = OrderedDict()
+
+    # --- interface ----------------------------------------------------------------------------
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        """``<category>_<f|pr|re|defined|tp|fp|fn>`` for each category."""
+        return tuple(f"{_key(c)}_{s}" for c in CATEGORIES for s in _CATEGORY_STATS)
+
+    def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
+        """Parser identity and synonym mode."""
+        return (("parser", self.parser.fingerprint), ("syn", "yes" if self.synonyms else "no"))
+
+    def item_stats(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> FloatArray:
+        """Statistics rows (see the module docstring)."""
+        return self._score_items(candidates, references)[0]
+
+    def compute(self, totals: FloatArray) -> dict[str, float]:
+        """Mean F/P/R per category over the items where it is defined (NaN if none; 0.0 for All)."""
+        out: dict[str, float] = {}
+        width = len(_CATEGORY_STATS)
+        for k, category in enumerate(CATEGORIES):
+            f, pr, re, n = (float(x) for x in totals[k * width : k * width + 4])
+            empty = 0.0 if category == "All" else math.nan
+            values = (f / n, pr / n, re / n) if n > 0 else (empty, empty, empty)
+            prefix = "spice" if category == "All" else f"spice-{_key(category)}"
+            suffixes = ("", "-pr", "-re") if category == "All" else ("-f", "-pr", "-re")
+            for suffix, value in zip(suffixes, values, strict=True):
+                out[prefix + suffix] = value
+        return out
+
+    def score_tokenized(
+        self,
+        *,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        ids: Sequence[Any] | None = None,
+        prepared: Any = None,
+        progress: bool = False,
+    ) -> Any:
+        """Score tokenized captions; the result carries per-item tuples in ``details``."""
+        from capeval.metrics.base import check_inputs
+
+        check_inputs(candidates, references, ids)
+        stats, details = self._score_items(candidates, references, progress=progress)
+        return self.result_from_stats(
+            stats, prepared=prepared, references=references, ids=ids, details=details if self.detailed else None
+        )
+
+    # --- parsing ------------------------------------------------------------------------------
+    def _cache_store(self) -> TupleCache | None:
+        if self._cache is None and self._cache_path is not None:
+            self._cache = TupleCache(self._cache_path, self.parser.fingerprint)
+        return self._cache
+
+    def parse(self, texts: Sequence[str]) -> dict[str, list[list[str]]]:
+        """Raw tuples of each distinct caption (memory memo, then disk cache, then the parser)."""
+        wanted = list(dict.fromkeys(texts))
+        found = {t: self._memo[t] for t in wanted if t in self._memo}
+        missing = [t for t in wanted if t not in found]
+        cache = self._cache_store()
+        if missing and cache is not None:
+            found.update(cache.get(missing))
+            missing = [t for t in wanted if t not in found]
+        if missing:
+            parsed = dict(zip(missing, self.parser.parse(missing), strict=True))
+            found.update(parsed)
+            if cache is not None:
+                cache.put(parsed)
+        for text in wanted:
+            self._memo[text] = found[text]
+            self._memo.move_to_end(text)
+        while len(self._memo) > _MEMO_SIZE:
+            self._memo.popitem(last=False)
+        return found
+
+    # --- scoring ------------------------------------------------------------------------------
+    def _graph(self, tuple_lists: Sequence[Sequence[Sequence[str]]]) -> SceneGraph:
+        lookup = load_synonyms().concept_synsets if self.synonyms else None
+        graph = SceneGraph(lookup, merge=self.synonyms)
+        for tuples in tuple_lists:
+            graph.add_tuples(tuples)
+        return graph
+
+    def _score_items(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], progress: bool = False
+    ) -> tuple[FloatArray, list[dict[str, Any]]]:
+        parsed = self.parse([*candidates, *(r for refs in references for r in refs)])
+        width = len(_CATEGORY_STATS)
+        stats = np.zeros((len(candidates), width * len(CATEGORIES)))
+        details: list[dict[str, Any]] = []
+        ref_graphs: dict[tuple[str, ...], list[tuple[Concept, ...]]] = {}
+        exact = not self.synonyms
+        for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
+            key = tuple(refs)
+            ref_tuples = ref_graphs.get(key)
+            if ref_tuples is None:
+                ref_tuples = ref_graphs[key] = graph_tuples(self._graph([parsed[r] for r in refs]))
+            cand_tuples = graph_tuples(self._graph([parsed[cand]]))
+            scores = score_categories(cand_tuples, ref_tuples, exact=exact)
+            for k, category in enumerate(CATEGORIES):
+                stats[i, k * width : (k + 1) * width] = _row(scores[category])
+            if self.detailed:
+                cand_truth, ref_truth = match_tuples(cand_tuples, ref_tuples, exact=exact)
+                details.append(
+                    {
+                        "test_tuples": _tuple_strings(cand_tuples, cand_truth),
+                        "ref_tuples": _tuple_strings(ref_tuples, ref_truth),
+                        "scores": {c: _score_dict(s) for c, s in scores.items()},
+                    }
+                )
+        return stats, details
+
+    def item_outputs(self, stats: FloatArray) -> dict[str, FloatArray]:
+        """Per-item values; NaN where a category is undefined for the item."""
+        table: dict[str, FloatArray] = {}
+        width = len(_CATEGORY_STATS)
+        for k, category in enumerate(CATEGORIES):
+            block = stats[:, k * width : (k + 1) * width]
+            defined = block[:, 3] > 0
+            prefix = "spice" if category == "All" else f"spice-{_key(category)}"
+            suffixes = ("", "-pr", "-re") if category == "All" else ("-f", "-pr", "-re")
+            for j, suffix in enumerate(suffixes):
+                table[prefix + suffix] = np.where(defined, block[:, j], np.nan)
+        return table
+
+
+def _row(score: CategoryScore) -> list[float]:
+    if score.defined:
+        return [score.f, score.pr, score.re, 1.0, score.tp, score.fp, score.fn]
+    return [0.0, 0.0, 0.0, 0.0, score.tp, score.fp, score.fn]
+
+
+def _score_dict(score: CategoryScore) -> dict[str, float | int | None]:
+    def clean(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    return {
+        "tp": score.tp,
+        "fp": score.fp,
+        "fn": score.fn,
+        "pr": clean(score.pr),
+        "re": clean(score.re),
+        "f": clean(score.f),
+    }
+
+
+class SPIDEr(Metric):
+    """SPIDEr (Liu et al., ICCV 2017): the mean of CIDEr-D and SPICE, per item and for the corpus.
+
+    Both are means of per-item scores on the same tokenized captions, so the corpus SPIDEr
+    equals the mean of per-item SPIDEr. Row: ``[spider, 1, cider_d, spice]``.
+
+    Args:
+        tokenizer: As for :class:`SPICE` (default ``"ptb"``, the COCO pipeline).
+        **spice_options: Passed to :class:`SPICE` (``synonyms``, ``parser``, ``cache`` ...).
+    """
+
+    name: ClassVar[str] = "spider"
+    outputs: ClassVar[tuple[str, ...]] = ("spider", "spider-cider-d", "spider-spice")
+    official_names: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, *, tokenizer: str | Tokenizer = "ptb", **spice_options: Any) -> None:
+        super().__init__(tokenizer=tokenizer)
+        from capeval.metrics.cider import CIDErD
+
+        self.cider = CIDErD(tokenizer=self.tokenizer)
+        spice_options.setdefault("detailed", False)
+        self.spice = SPICE(tokenizer=self.tokenizer, **spice_options)
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        """``spider_sum, count, cider_d_sum, spice_sum``."""
+        return ("spider_sum", "count", "cider_d_sum", "spice_sum")
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> Any:
+        """CIDEr-D's document frequencies (SPICE needs none)."""
+        return self.cider.prepare(references)
+
+    def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
+        """CIDEr-D's fields then SPICE's."""
+        return (*self.cider.signature_fields(prepared), *self.spice.signature_fields(None))
+
+    def item_stats(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> FloatArray:
+        """Rows ``[spider, 1, cider_d, spice]``."""
+        cider_stats = self.cider.item_stats(candidates, references, prepared)
+        cider = np.asarray(self.cider.item_outputs(np.asarray(cider_stats))[self.cider.primary], dtype=np.float64)
+        spice = self.spice.item_outputs(self.spice.item_stats(candidates, references, None))["spice"]
+        return np.column_stack([(cider + spice) / 2.0, np.ones_like(spice), cider, spice])
+
+    def compute(self, totals: FloatArray) -> dict[str, float]:
+        """Means of SPIDEr, CIDEr-D and SPICE (0.0 for an empty corpus)."""
+        n = float(totals[1])
+        if n == 0:
+            return dict.fromkeys(self.outputs, 0.0)
+        return {
+            "spider": float(totals[0]) / n,
+            "spider-cider-d": float(totals[2]) / n,
+            "spider-spice": float(totals[3]) / n,
+        }

