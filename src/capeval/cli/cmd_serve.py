@@ -1,0 +1,127 @@
+"""``capeval serve``: run the evaluation server (web app + scoring workers).
+
+On a fresh machine it creates a SQLite database, installs the built-in demo challenge
+(public val split, hidden test split, a host account, a baseline entry) and prints the
+host's password once. ``--config`` installs the challenges of a TOML/JSON file instead
+(see docs/server.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import subprocess
+import sys
+from typing import Any
+
+__all__ = ["register", "run_serve"]
+
+log = logging.getLogger("capeval")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` subcommand."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the evaluation server (challenges, hidden test references, leaderboard)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", help="TOML/JSON file with [server] settings and [[challenge]] entries")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument("--database-url", help="SQLAlchemy URL (default: sqlite in --data-dir)")
+    parser.add_argument("--data-dir", help="folder of the default SQLite database (default: ./capeval-server-data)")
+    parser.add_argument("--workers", type=int, default=1, help="scoring worker processes (default: 1; 0: none)")
+    parser.add_argument("--no-demo", action="store_true", help="do not install the built-in demo challenge")
+    parser.add_argument("--demo-host-password", help="password of the demo host account when it is created")
+    parser.add_argument("--tokenizer", help="tokenizer for scoring (default: ptb)")
+    parser.add_argument("--metrics", help="comma-separated metrics to score (default: every COCO metric installed)")
+    parser.set_defaults(func=run_serve)
+
+
+def _settings(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    from capeval.server.config import Settings, load_config_file
+
+    if args.config:
+        settings, challenges = load_config_file(args.config)
+    else:
+        settings, challenges = Settings(), []
+    if args.data_dir:
+        settings.data_dir = args.data_dir
+        if not args.database_url and not os.environ.get("CAPEVAL_DATABASE_URL"):
+            settings.database_url = f"sqlite:///{os.path.join(args.data_dir, 'capeval.db')}"
+    if args.database_url:
+        settings.database_url = args.database_url
+    if args.tokenizer:
+        settings.tokenizer = args.tokenizer
+    if args.metrics:
+        settings.metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    return settings, challenges
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Migrate, install challenges, start workers and serve until interrupted."""
+    try:
+        import uvicorn
+
+        from capeval.server.app import create_app
+        from capeval.server.db import Database, upgrade_schema
+        from capeval.server.demo import install_demo
+        from capeval.server.scoring import available_metrics, scorer_version
+        from capeval.server.services import install_challenge
+    except ImportError as exc:
+        print(f"capeval serve needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
+        return 2
+    settings, challenges = _settings(args)
+    db = Database(settings.database_url)
+    upgrade_schema(db)
+    metrics = available_metrics(settings.metrics)
+    version = scorer_version(metrics, settings.tokenizer)
+    for challenge in challenges:
+        install_challenge(db, challenge)
+        print(f"challenge {challenge.slug!r} installed")
+    if not args.no_demo and not challenges:
+        info = install_demo(
+            db,
+            scorer_version=version,
+            max_attempts=settings.max_attempts,
+            host_password=args.demo_host_password,
+        )
+        if info.host_password and not args.demo_host_password:
+            print(f"demo host account: username {info.host_username!r}, password {info.host_password!r}")
+    print(f"scoring with: {version}")
+    workers = []
+    for index in range(max(0, args.workers)):
+        command = [
+            sys.executable,
+            "-m",
+            "capeval.server.worker",
+            "--database-url",
+            settings.database_url,
+            "--tokenizer",
+            settings.tokenizer,
+            "--metrics",
+            ",".join(metrics),
+            "--lease-seconds",
+            str(settings.lease_seconds),
+            "--worker-id",
+            f"serve-{os.getpid()}-{index}",
+        ]
+        if args.config:
+            command += ["--config", args.config]
+        workers.append(subprocess.Popen(command))
+    app = create_app(settings, db=db, migrate=False)
+    print(f"capeval server on http://{args.host}:{args.port}/ ({len(workers)} worker(s))")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return 0

@@ -1,0 +1,257 @@
+"""Server settings and the challenge configuration file.
+
+:class:`Settings` holds process-level options (database URL, upload limits, worker
+timings). :class:`ChallengeConfig` describes one challenge: its reference splits, its
+phases and their submission limits. Both load from a TOML (Python >= 3.11) or JSON file;
+``docs/server.md`` documents every key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ChallengeConfig",
+    "PhaseConfig",
+    "Settings",
+    "SplitConfig",
+    "load_config_file",
+]
+
+#: Default upload limit: the COCO test2014 results file (40,775 captions) is about 3.5 MB.
+DEFAULT_MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: Default limit on the bytes a zip may expand to, counted while inflating.
+DEFAULT_MAX_UNZIPPED_BYTES = 50 * 1024 * 1024
+#: A results zip holds one json file; a few extra members (e.g. a README) are tolerated.
+DEFAULT_MAX_ZIP_MEMBERS = 8
+#: Longest caption accepted, in characters (COCO captions average about 50).
+DEFAULT_MAX_CAPTION_CHARS = 1000
+#: Worker lease: a job whose lease runs out without a heartbeat is requeued by the reaper.
+DEFAULT_LEASE_SECONDS = 30.0
+#: Attempts before a job is marked failed for good.
+DEFAULT_MAX_ATTEMPTS = 3
+#: API token lifetime (EvalAI uses a year; a challenge season is shorter).
+DEFAULT_TOKEN_DAYS = 90
+#: Web session lifetime.
+DEFAULT_SESSION_HOURS = 24 * 7
+#: Bootstrap resamples and seed for the significance markers on the leaderboard.
+DEFAULT_BOOTSTRAP_RESAMPLES = 1000
+DEFAULT_BOOTSTRAP_SEED = 12345
+#: Metrics scored by default (registry keys); missing ones are skipped with a log line.
+DEFAULT_METRICS: tuple[str, ...] = ("bleu", "meteor", "rouge-l", "cider-d", "spice")
+
+
+@dataclass
+class Settings:
+    """Process-level server options.
+
+    Attributes:
+        database_url: SQLAlchemy URL; ``sqlite:///path.db`` (default) or ``postgresql+psycopg://...``.
+        data_dir: Where the default SQLite database lives.
+        max_upload_bytes: Request bodies larger than this get 413 before being read in full.
+        max_unzipped_bytes: Limit on the total bytes inflated from an uploaded zip.
+        max_zip_members: Limit on the number of members of an uploaded zip.
+        max_caption_chars: Longest caption accepted.
+        metrics: Registry keys of the metrics to score.
+        tokenizer: Tokenizer name passed to the library.
+        lease_seconds: Job lease length; heartbeats renew it.
+        max_attempts: Attempts per job before it fails.
+        token_days: API token lifetime.
+        session_hours: Web session lifetime.
+        bootstrap_resamples: Paired-bootstrap resamples for leaderboard significance.
+        bootstrap_seed: Seed of the paired bootstrap.
+        worker_debug_delay: Seconds a worker sleeps after claiming a job (testing aid; 0 in production).
+        secure_cookies: Mark session cookies ``Secure`` (set when served over HTTPS).
+    """
+
+    database_url: str = ""
+    data_dir: str = "capeval-server-data"
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+    max_unzipped_bytes: int = DEFAULT_MAX_UNZIPPED_BYTES
+    max_zip_members: int = DEFAULT_MAX_ZIP_MEMBERS
+    max_caption_chars: int = DEFAULT_MAX_CAPTION_CHARS
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    tokenizer: str = "ptb"
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    token_days: int = DEFAULT_TOKEN_DAYS
+    session_hours: int = DEFAULT_SESSION_HOURS
+    bootstrap_resamples: int = DEFAULT_BOOTSTRAP_RESAMPLES
+    bootstrap_seed: int = DEFAULT_BOOTSTRAP_SEED
+    worker_debug_delay: float = 0.0
+    secure_cookies: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.database_url:
+            self.database_url = os.environ.get("CAPEVAL_DATABASE_URL", "")
+        if not self.database_url:
+            self.database_url = f"sqlite:///{Path(self.data_dir) / 'capeval.db'}"
+        self.metrics = tuple(self.metrics)
+        for name in ("max_upload_bytes", "max_unzipped_bytes", "max_zip_members", "max_caption_chars"):
+            if int(getattr(self, name)) <= 0:
+                raise ValueError(f"settings: {name} must be a positive integer")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Settings:
+        """Build settings from the ``[server]`` table of a config file; unknown keys are errors."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"config [server]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**dict(data))
+
+
+@dataclass
+class SplitConfig:
+    """A reference set: COCO-format annotations file, visibility and a display label.
+
+    Attributes:
+        name: Short name shown on the leaderboard (``val``, ``test-c5``).
+        references: Path of a COCO annotations json (``images`` + ``annotations``) or of a
+            ``{image_id: [captions]}`` json.
+        visibility: ``public`` (participants may see references and per-image scores) or
+            ``hidden`` (references never leave the server).
+        image_ids: Optional subset of the file's images that form this split.
+    """
+
+    name: str
+    references: str
+    visibility: str = "public"
+    image_ids: list[int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.visibility not in ("public", "hidden"):
+            raise ValueError(f"split {self.name!r}: visibility must be 'public' or 'hidden', got {self.visibility!r}")
+
+
+@dataclass
+class PhaseConfig:
+    """A submission phase: which splits it scores, when it is open, and its limits.
+
+    Attributes:
+        name: ``val``, ``test``, ...
+        splits: Names of the splits a submission to this phase is scored on; the
+            results file must cover every image of these splits exactly once.
+        starts_at / ends_at: ISO-8601 UTC times; ``None`` means unbounded.
+        max_per_day: Accepted submissions per team per UTC day (``None``: unlimited).
+        max_total: Accepted submissions per team in the phase (``None``: unlimited).
+        max_in_flight: Submissions per team queued or running at once (``None``: unlimited).
+        scores_visible: ``always``, ``after_end`` (hosts only until the phase ends) or ``never``.
+        allow_dry_run: Whether the phase accepts validation-only dry runs.
+    """
+
+    name: str
+    splits: list[str]
+    starts_at: str | None = None
+    ends_at: str | None = None
+    max_per_day: int | None = 5
+    max_total: int | None = 100
+    max_in_flight: int | None = 2
+    scores_visible: str = "always"
+    allow_dry_run: bool = True
+
+    def __post_init__(self) -> None:
+        if self.scores_visible not in ("always", "after_end", "never"):
+            raise ValueError(f"phase {self.name!r}: scores_visible must be always, after_end or never")
+        if not self.splits:
+            raise ValueError(f"phase {self.name!r}: lists no splits")
+        for key in ("starts_at", "ends_at"):
+            value = getattr(self, key)
+            if value is not None:
+                parse_utc(value, f"phase {self.name!r} {key}")
+
+
+@dataclass
+class ChallengeConfig:
+    """One challenge: slug, title, splits, phases.
+
+    Example (TOML)::
+
+        [[challenge]]
+        slug = "coco-captions"
+        title = "COCO captions"
+        splits = [{name = "val", references = "captions_val2014.json"},
+                  {name = "test-c5", references = "test_c5.json", visibility = "hidden"}]
+        phases = [{name = "val", splits = ["val"], max_per_day = 10},
+                  {name = "test", splits = ["test-c5"], max_per_day = 5, scores_visible = "after_end"}]
+    """
+
+    slug: str
+    title: str
+    splits: list[SplitConfig]
+    phases: list[PhaseConfig]
+    description: str = ""
+    baseline: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], base_dir: Path | None = None) -> ChallengeConfig:
+        """Build from a ``[[challenge]]`` table; relative reference paths resolve against ``base_dir``."""
+        data = dict(data)
+        try:
+            splits = [SplitConfig(**s) for s in data.pop("splits")]
+            phases = [PhaseConfig(**p) for p in data.pop("phases")]
+            config = cls(splits=splits, phases=phases, **data)
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"config [[challenge]] {data.get('slug', '?')!r}: {exc}") from None
+        if base_dir is not None:
+            for split in config.splits:
+                if not Path(split.references).is_absolute():
+                    split.references = str(base_dir / split.references)
+            for phase_name, path in list(config.baseline.items()):
+                if not Path(path).is_absolute():
+                    config.baseline[phase_name] = str(base_dir / path)
+        names = {s.name for s in config.splits}
+        for phase in config.phases:
+            missing = [s for s in phase.splits if s not in names]
+            if missing:
+                raise ValueError(f"phase {phase.name!r} names unknown split(s) {missing}")
+        for phase_name in config.baseline:
+            if phase_name not in {p.name for p in config.phases}:
+                raise ValueError(f"baseline for unknown phase {phase_name!r}")
+        return config
+
+
+def parse_utc(value: str, what: str = "time") -> datetime:
+    """Parse an ISO-8601 time; naive times are taken as UTC."""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{what}: {value!r} is not an ISO-8601 time") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def load_config_file(path: str | Path) -> tuple[Settings, list[ChallengeConfig]]:
+    """Read a ``.toml`` or ``.json`` config file: a ``server`` table and a ``challenge`` list.
+
+    Raises:
+        ValueError: for a malformed file, naming the file and the problem.
+    """
+    path = Path(path)
+    text = path.read_bytes()
+    try:
+        if path.suffix == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            data = tomllib.loads(text.decode("utf-8"))
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # noqa: BLE001 - any parse failure is reported with the file name
+        raise ValueError(f"{path}: cannot parse config: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: the config must be a table/object")
+    unknown = sorted(set(data) - {"server", "challenge"})
+    if unknown:
+        raise ValueError(f"{path}: unknown top-level key(s) {unknown}; expected 'server' and 'challenge'")
+    settings = Settings.from_mapping(data.get("server", {}))
+    challenges = [ChallengeConfig.from_mapping(c, base_dir=path.parent) for c in data.get("challenge", [])]
+    return settings, challenges

@@ -1,0 +1,214 @@
+"""Scoring through the library, and the leaderboard's significance markers.
+
+The server holds no metric logic: a split is scored with :func:`capeval.engines.evaluate`
+on a :class:`~capeval.io.Corpus` built from the stored candidates and references, and
+significance uses :func:`capeval.stats.paired_bootstrap` on the stored statistics rows with
+the metric's own ``compute``. References are parsed once per split (keyed by their SHA-256)
+and reused by every job a worker runs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from capeval._version import __version__
+
+__all__ = [
+    "available_metrics",
+    "parse_scorer_version",
+    "compare_to_baseline",
+    "reference_cache",
+    "score_split",
+    "scorer_version",
+]
+
+log = logging.getLogger("capeval")
+
+#: Confidence level of the leaderboard's paired-bootstrap intervals.
+SIGNIFICANCE_CONFIDENCE = 0.95
+
+
+def available_metrics(wanted: Sequence[str]) -> tuple[str, ...]:
+    """The wanted metrics this installation can construct, in the wanted order (others are logged)."""
+    from capeval.registry import get_metric, list_metrics
+
+    present = set(list_metrics())
+    out = []
+    for name in wanted:
+        if name not in present:
+            log.info("metric %s is not installed; not scored", name)
+            continue
+        try:
+            get_metric(name, tokenizer="none")
+        except Exception as exc:  # noqa: BLE001 - an optional metric that cannot start is skipped
+            log.warning("metric %s unavailable (%s: %s); not scored", name, type(exc).__name__, exc)
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def scorer_version(metrics: Sequence[str], tokenizer: str) -> str:
+    """The scorer identity results are keyed by: library version, tokenizer and metric set."""
+    return f"capeval-{__version__}|tok:{tokenizer}|{','.join(metrics)}"
+
+
+def parse_scorer_version(version: str) -> tuple[tuple[str, ...], str]:
+    """Metrics and tokenizer named by a :func:`scorer_version` string."""
+    try:
+        _, tok, metrics = version.split("|")
+    except ValueError:
+        raise ValueError(f"malformed scorer version {version!r}") from None
+    return tuple(m for m in metrics.split(",") if m), tok.removeprefix("tok:")
+
+
+class _ReferenceCache:
+    """Parsed split references, keyed by (split id, references SHA-256); shared by a worker's jobs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: dict[tuple[int, str], dict[int, list[str]]] = {}
+        self.misses = 0
+
+    def get(self, split_id: int, sha256: str, payload: str) -> dict[int, list[str]]:
+        key = (split_id, sha256)
+        with self._lock:
+            cached = self._data.get(key)
+            if cached is None:
+                self.misses += 1
+                cached = {int(k): v for k, v in json.loads(payload).items()}
+                self._data[key] = cached
+            return cached
+
+
+#: Process-wide reference cache.
+reference_cache = _ReferenceCache()
+
+
+def _evaluate(
+    ids: list[int], candidates: list[str], references: list[list[str]], metrics: Sequence[str], tokenizer: str
+) -> dict[str, Any]:
+    """``{metric: CorpusResult}`` from :func:`capeval.engines.evaluate`, or from each registry metric's
+    ``score`` when the engine is not installed."""
+    try:
+        from capeval.engines import evaluate
+        from capeval.io import Corpus
+    except ImportError:
+        from capeval.registry import get_metric
+
+        return {
+            name: get_metric(name, tokenizer=tokenizer).score(candidates=candidates, references=references, ids=ids)
+            for name in metrics
+        }
+    corpus = Corpus(ids=ids, candidates=candidates, references=references)
+    return dict(evaluate(corpus, metrics=tuple(metrics), tokenizer=tokenizer, progress=False).results)
+
+
+def score_split(
+    candidates: Mapping[int, str],
+    references: Mapping[int, list[str]],
+    *,
+    metrics: Sequence[str],
+    tokenizer: str,
+) -> dict[str, Any]:
+    """Score one split with the library.
+
+    Returns:
+        ``{"scores_json", "signatures_json", "items_json", "seconds"}`` ready for a ``Result`` row.
+    """
+    ids = sorted(references)
+    start = time.perf_counter()
+    results = _evaluate(ids, [candidates[i] for i in ids], [list(references[i]) for i in ids], metrics, tokenizer)
+    seconds = time.perf_counter() - start
+    scores: dict[str, float] = {}
+    signatures: dict[str, str] = {}
+    item_scores: dict[str, list[float]] = {}
+    stats: dict[str, list[list[float]]] = {}
+    stat_names: dict[str, list[str]] = {}
+    output_metric: dict[str, str] = {}
+    for name, result in results.items():
+        outputs = dict(result.scores) or {name: result.score}
+        for output, value in outputs.items():
+            scores[output] = float(value)
+            output_metric[output] = name
+            table = result.item_table.get(output) if result.item_table else None
+            values = table if table is not None else (result.item_scores if output == name else None)
+            if values is not None:
+                item_scores[output] = [float(v) for v in np.asarray(values, dtype=float)]
+        signatures[name] = str(result.signature)
+        stats[name] = np.asarray(result.stats, dtype=float).tolist()
+        stat_names[name] = list(result.stat_names)
+        if result.ids is not None and list(result.ids) != ids:
+            raise RuntimeError(f"{name}: the library returned items in a different order")
+    items = {
+        "ids": ids,
+        "item_scores": item_scores,
+        "stats": stats,
+        "stat_names": stat_names,
+        "output_metric": output_metric,
+    }
+    return {
+        "scores_json": json.dumps(scores),
+        "signatures_json": json.dumps(signatures),
+        "items_json": json.dumps(items),
+        "seconds": seconds,
+    }
+
+
+@lru_cache(maxsize=32)
+def _metric(name: str) -> Any:
+    from capeval.registry import get_metric
+
+    return get_metric(name, tokenizer="none")
+
+
+def _output_scorer(metric_name: str, output: str) -> Any:
+    metric = _metric(metric_name)
+
+    def scorer(totals: np.ndarray) -> float:
+        return float(metric.compute(totals)[output])
+
+    scorer.__name__ = output
+    return scorer
+
+
+def compare_to_baseline(
+    baseline_items: Mapping[str, Any],
+    system_items: Mapping[str, Any],
+    output: str,
+    *,
+    n_resamples: int,
+    seed: int,
+) -> dict[str, float] | None:
+    """Paired bootstrap of one output column, system vs baseline, on the same images.
+
+    Returns:
+        ``{"delta", "low", "high", "p_value"}`` or ``None`` when the column cannot be compared.
+    """
+    from capeval.stats import paired_bootstrap
+
+    metric_name = system_items.get("output_metric", {}).get(output)
+    if metric_name is None or baseline_items.get("ids") != system_items.get("ids"):
+        return None
+    try:
+        base = np.asarray(baseline_items["stats"][metric_name], dtype=float)
+        system = np.asarray(system_items["stats"][metric_name], dtype=float)
+        result = paired_bootstrap(
+            base,
+            system,
+            metric=_output_scorer(metric_name, output),
+            n_resamples=n_resamples,
+            confidence=SIGNIFICANCE_CONFIDENCE,
+            seed=seed,
+        )
+    except (KeyError, ValueError) as exc:
+        log.debug("no significance for %s: %s", output, exc)
+        return None
+    return {"delta": result.delta, "low": result.delta_low, "high": result.delta_high, "p_value": result.p_value}

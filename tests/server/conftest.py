@@ -1,0 +1,132 @@
+"""Fixtures for the server tests: an app on a temporary database with the demo challenge installed
+from the small fixture in tests/data/server (60 images: 30 public val, 30 hidden test)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("sqlalchemy")
+pytest.importorskip("alembic")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from sqlalchemy import text  # noqa: E402
+
+from capeval.server.app import create_app  # noqa: E402
+from capeval.server.config import Settings  # noqa: E402
+from capeval.server.db import Database, upgrade_schema  # noqa: E402
+from capeval.server.demo import install_demo  # noqa: E402
+from capeval.server.scoring import scorer_version  # noqa: E402
+from capeval.server.worker import Worker  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "server"
+HOST_PASSWORD = "host-password-1"
+METRICS = ("bleu", "rouge-l", "cider-d")
+TOKENIZER = "ptb" if importlib.util.find_spec("capeval.tokenizers.ptb") else "ws"
+
+
+def demo_results() -> list[dict[str, Any]]:
+    """The fakecap results of the 60 fixture images."""
+    return json.loads((DATA / "captions_val2014_fakecap_results.json").read_text())
+
+
+def demo_references() -> dict[int, list[str]]:
+    data = json.loads((DATA / "captions_val2014_demo_subset.json").read_text())
+    refs: dict[int, list[str]] = {int(i["id"]): [] for i in data["images"]}
+    for ann in data["annotations"]:
+        refs[int(ann["image_id"])].append(ann["caption"])
+    return refs
+
+
+def split_ids() -> tuple[list[int], list[int]]:
+    ids = sorted(demo_references())
+    return ids[0::2], ids[1::2]
+
+
+def results_for(ids: list[int]) -> list[dict[str, Any]]:
+    wanted = set(ids)
+    return [r for r in demo_results() if r["image_id"] in wanted]
+
+
+def reset_postgres(url: str) -> None:
+    db = Database(url)
+    with db.engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    db.dispose()
+
+
+@dataclass
+class Server:
+    app: Any
+    db: Database
+    settings: Settings
+    client: TestClient
+
+    def worker(self, **kw: Any) -> Worker:
+        return Worker(self.db, self.settings, **kw)
+
+    def run_jobs(self) -> int:
+        return self.worker(worker_id="test-worker").run(once=True)
+
+    def register(self, username: str, team: str | None = None, password: str = "password-123") -> str:
+        r = self.client.post("/api/v1/register", json={"username": username, "password": password, "team": team})
+        assert r.status_code == 201, r.text
+        r = self.client.post("/api/v1/tokens", json={"username": username, "password": password})
+        assert r.status_code == 201, r.text
+        return r.json()["token"]
+
+    def host_token(self) -> str:
+        r = self.client.post("/api/v1/tokens", json={"username": "host", "password": HOST_PASSWORD})
+        assert r.status_code == 201, r.text
+        return r.json()["token"]
+
+
+def make_server(database_url: str, **overrides: Any) -> Server:
+    settings = Settings(
+        database_url=database_url, metrics=METRICS, tokenizer=TOKENIZER, bootstrap_resamples=200, **overrides
+    )
+    db = Database(database_url)
+    upgrade_schema(db)
+    install_demo(
+        db,
+        scorer_version=scorer_version(METRICS, TOKENIZER),
+        max_attempts=settings.max_attempts,
+        data_dir=DATA,
+        host_password=HOST_PASSWORD,
+    )
+    app = create_app(settings, db=db, migrate=False)
+    return Server(app, db, settings, TestClient(app))
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    srv = make_server(f"sqlite:///{tmp_path / 'capeval.db'}")
+    yield srv
+    srv.client.close()
+    srv.db.dispose()
+
+
+def postgres_url() -> str | None:
+    return os.environ.get("CAPEVAL_TEST_POSTGRES_URL") or None
+
+
+@pytest.fixture
+def pg_server() -> Iterator[Server]:
+    url = postgres_url()
+    if not url:
+        pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
+    pytest.importorskip("psycopg")
+    reset_postgres(url)
+    srv = make_server(url)
+    yield srv
+    srv.client.close()
+    srv.db.dispose()
