@@ -1,0 +1,102 @@
+"""Correlations against scipy.stats, on synthetic data and the Flickr8K-Expert fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from capeval.meta_eval import correlate, expand_ratings, kendall_tau, load_flickr8k_expert_tsv, pearson, spearman
+
+ss = pytest.importorskip("scipy.stats")
+
+DATA = Path(__file__).parents[1] / "data" / "meta_eval"
+
+
+def _data(seed: int, n: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.random(n), 2)  # ties on the metric side
+    y = np.clip(np.round(1 + 3 * x + rng.normal(0, 1, n)), 1, 4)  # a 1-4 scale, many ties
+    return x, y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_scipy(seed: int) -> None:
+    x, y = _data(seed)
+    r = pearson(x, y)
+    ref = ss.pearsonr(x, y)
+    assert r.coefficient == pytest.approx(ref.statistic, rel=1e-12)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-8)
+    r = spearman(x, y)
+    ref = ss.spearmanr(x, y)
+    assert r.coefficient == pytest.approx(ref.statistic, rel=1e-12)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-8)
+    for variant in ("b", "c"):
+        r = kendall_tau(x, y, variant=variant)
+        ref = ss.kendalltau(x, y, variant=variant, method="asymptotic")
+        assert r.coefficient == pytest.approx(ref.statistic, rel=1e-12)
+        assert r.p_value == pytest.approx(ref.pvalue, rel=1e-8)
+
+
+def test_hand_computed_kendall() -> None:
+    # x = 1,2,3,4 ; y = 1,3,2,4: 5 concordant, 1 discordant pair, no ties
+    assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]).coefficient == pytest.approx(4 / 6)
+    # tau-c with m = 2 distinct human scores: 2 (P - Q) / (n^2 (m - 1) / m)
+    x, y = [0.1, 0.2, 0.3, 0.4], [1, 1, 2, 2]
+    assert kendall_tau(x, y, variant="c").coefficient == pytest.approx(2 * 4 / (16 * 0.5))
+
+
+def test_expand_ratings_one_row_per_rating() -> None:
+    metric, human = expand_ratings([0.5, 0.1], [[4, 3, 4], [1, np.nan, 2]])
+    assert metric.tolist() == [0.5, 0.5, 0.5, 0.1, 0.1]
+    assert human.tolist() == [4, 3, 4, 1, 2]
+    with pytest.raises(ValueError, match="item 1 has no human rating"):
+        expand_ratings([0.5, 0.1], [[4.0], [np.nan]])
+
+
+def test_flickr8k_fixture_spice_tau_c_equals_scipy() -> None:
+    table = load_flickr8k_expert_tsv(DATA / "flickr8k_expert_dev_head300.tsv")
+    ours = correlate(table.columns["spice_f"], table.ratings, method="kendall-c")
+    rows_metric = np.repeat(table.columns["spice_f"], 3)
+    rows_human = table.ratings.ravel()
+    ref = ss.kendalltau(rows_metric, rows_human, variant="c")
+    assert ours.n == 900
+    assert ours.coefficient == pytest.approx(ref.statistic, rel=1e-12)
+
+
+def test_system_level() -> None:
+    systems = ["a", "a", "b", "b", "c", "c"]
+    metric = [0.1, 0.3, 0.5, 0.7, 0.2, 0.2]
+    human = [1.0, 2.0, 3.0, 4.0, 2.0, 1.0]
+    r = correlate(metric, human, level="system", systems=systems, method="pearson")
+    ref = ss.pearsonr([0.2, 0.6, 0.2], [1.5, 3.5, 1.5])
+    assert (r.n, r.level) == (3, "system")
+    assert r.coefficient == pytest.approx(ref.statistic)
+    corpus = {"a": 0.25, "b": 0.55, "c": 0.15}
+    r2 = correlate(corpus, human, level="system", systems=systems, method="pearson")
+    assert r2.coefficient == pytest.approx(ss.pearsonr([0.25, 0.55, 0.15], [1.5, 3.5, 1.5]).statistic)
+    with pytest.raises(ValueError, match="no metric score for system 'c'"):
+        correlate({"a": 1.0, "b": 2.0}, human, level="system", systems=systems)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: pearson([1, 2, 3], [1, 2]), "3 rows but human scores have 2"),
+        (lambda: pearson([1, np.nan, 3], [1, 2, 3]), "row 1 is not finite"),
+        (lambda: kendall_tau([1, 2], [1, 2], variant="a"), "variant"),
+        (lambda: correlate([1, 2], [1, 2], method="tau"), "unknown correlation method"),
+        (lambda: correlate([1, 2], [1, 2], level="corpus"), "level"),
+        (lambda: correlate([1, 2], [1, 2], level="system"), "system label"),
+        (lambda: pearson([1], [1]), "at least 2"),
+    ],
+)
+def test_bad_input(call: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()  # type: ignore[operator]
+
+
+def test_constant_input_is_nan() -> None:
+    assert np.isnan(pearson([1, 1, 1], [1, 2, 3]).coefficient)
+    assert np.isnan(kendall_tau([1, 1, 1], [1, 2, 3]).coefficient)
