@@ -1,0 +1,74 @@
+"""``capeval score``: score a results file against references."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from capeval.cli._output import format_csv, format_json, format_table
+from capeval.engines.local import DEFAULT_METRICS, evaluate, resolve_metrics
+from capeval.io import load_corpus, write_json
+from capeval.registry import list_metrics
+
+__all__ = ["add_scoring_options", "register", "run_scoring"]
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``score`` and ``demo``."""
+    parser.add_argument(
+        "--metrics",
+        default=None,
+        help=f"comma-separated metrics (default: {','.join(DEFAULT_METRICS)} where installed; 'all' adds spice). "
+        f"Installed: {', '.join(list_metrics())}",
+    )
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
+    parser.add_argument("--per-image", metavar="FILE", help="write {image_id: {metric: score}} JSON to FILE")
+    parser.add_argument(
+        "--tokenizer", default="ptb", help="ptb (the COCO tokenizer, default), ws (lower-case + split), none"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+
+
+def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, require_all: bool = False) -> int:
+    """Load, score and print; the body of ``score`` and ``demo``."""
+    corpus = load_corpus(results, references, require_all=require_all)
+    metrics = resolve_metrics(args.metrics.split(",") if args.metrics else None)
+    if not metrics:
+        raise ValueError("no metrics selected")
+    progress = not args.quiet and sys.stderr.isatty()
+    if not args.quiet:
+        print(f"capeval: scoring {len(corpus):,} images with {', '.join(metrics)}", file=sys.stderr)
+    evaluation = evaluate(corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress)
+    if args.format == "json":
+        print(format_json(evaluation))
+    elif args.format == "csv":
+        print(format_csv(evaluation), end="")
+    else:
+        print(format_table(evaluation))
+    if args.per_image:
+        write_json(args.per_image, {str(k): v for k, v in evaluation.per_image().items()})
+        if not args.quiet:
+            print(f"capeval: per-image scores written to {args.per_image}", file=sys.stderr)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    return run_scoring(args, args.results, args.references, require_all=args.require_all)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``capeval score``."""
+    parser = subparsers.add_parser(
+        "score",
+        help="score candidate captions against references (COCO metrics)",
+        description="Score a results file against reference captions with the official COCO numbers.",
+    )
+    parser.add_argument("--results", required=True, help='candidates: COCO results [{"image_id","caption"}], '
+                        "{id: caption}, or JSON Lines")
+    parser.add_argument("--references", "--annotations", dest="references", required=True,
+                        help="references: COCO captions file, {id: [captions]}, or JSON Lines")
+    parser.add_argument("--require-all", action="store_true",
+                        help="fail if some reference images have no candidate (default: score the ones that do)")
+    add_scoring_options(parser)
+    parser.set_defaults(func=_run)

@@ -1,0 +1,175 @@
+"""Score a corpus with several metrics in one process, tokenizing once.
+
+This is what ``capeval score`` and the evaluation server call: it validates the corpus,
+tokenizes candidates and references once per tokenizer (as two streams, like the official
+evaluation), runs each metric on the tokenized text and collects the results with their
+signatures.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from capeval.io import Corpus
+from capeval.metrics.base import CorpusResult, Metric, check_inputs
+from capeval.registry import get_metric, list_metrics
+
+__all__ = ["DEFAULT_METRICS", "Evaluation", "evaluate", "resolve_metrics"]
+
+log = logging.getLogger("capeval")
+
+#: Metrics scored when none are named: the COCO evaluation's, where installed (SPICE on request).
+DEFAULT_METRICS: tuple[str, ...] = ("bleu", "meteor", "rouge-l", "cider-d")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The results of several metrics on one corpus.
+
+    Attributes:
+        ids: Item (image) ids in evaluation order.
+        results: Metric registry key -> :class:`CorpusResult`.
+        timings: Seconds per stage (``tokenize``, then one entry per metric).
+    """
+
+    ids: tuple[Hashable, ...]
+    results: Mapping[str, CorpusResult]
+    timings: Mapping[str, float] = field(default_factory=dict)
+    metrics: Mapping[str, Metric] = field(default_factory=dict, repr=False)
+
+    def scores(self) -> dict[str, float]:
+        """Every named corpus score under capeval's names (``bleu-1`` ... ``cider-d``)."""
+        out: dict[str, float] = {}
+        for result in self.results.values():
+            out.update(_ordered(result))
+        return out
+
+    def official_scores(self) -> dict[str, float]:
+        """Corpus scores under the official COCO names (``Bleu_1`` ... ``CIDEr``, ``SPICE``)."""
+        names = self.official_names()
+        return {names[k]: v for k, v in self.scores().items() if k in names}
+
+    def official_names(self) -> dict[str, str]:
+        """capeval output name -> official COCO name, for the outputs that have one."""
+        names: dict[str, str] = {}
+        for key, metric in self.metrics.items():
+            if key in self.results:
+                names.update(metric.official_names)
+        return names
+
+    def per_image(self, *, official_names: bool = True) -> dict[Hashable, dict[str, float]]:
+        """``{image_id: {metric: score}}``; official names where they exist, capeval's otherwise."""
+        names = self.official_names() if official_names else {}
+        table: dict[Hashable, dict[str, float]] = {image_id: {} for image_id in self.ids}
+        for result in self.results.values():
+            for output in _ordered(result):
+                column = result.item_table[output]
+                label = names.get(output, output)
+                for image_id, value in zip(self.ids, column):
+                    table[image_id][label] = float(value)
+        return table
+
+    def signatures(self) -> dict[str, str]:
+        """Metric key -> signature string."""
+        return {key: str(result.signature) for key, result in self.results.items()}
+
+
+def _ordered(result: CorpusResult) -> dict[str, float]:
+    """Named scores in display order (BLEU-1 before BLEU-4)."""
+    return dict(sorted(result.scores.items(), key=lambda kv: _natural_key(kv[0])))
+
+
+def _natural_key(name: str) -> tuple[str, int]:
+    head, _, tail = name.rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (name, -1)
+
+
+def resolve_metrics(names: Iterable[str] | None) -> list[str]:
+    """Expand metric names: ``None``/``"default"`` -> the COCO metrics installed here, ``"all"``."""
+    available = list_metrics()
+    if names is None:
+        return [m for m in DEFAULT_METRICS if m in available]
+    out: list[str] = []
+    for name in names:
+        key = name.strip().lower()
+        if not key:
+            continue
+        if key == "default":
+            out.extend(m for m in DEFAULT_METRICS if m in available)
+        elif key in ("coco", "all"):
+            out.extend(m for m in (*DEFAULT_METRICS, "spice") if m in available)
+        else:
+            out.append(key)
+    seen: dict[str, None] = {}
+    for key in out:
+        seen.setdefault(key, None)
+    return list(seen)
+
+
+def evaluate(
+    corpus: Corpus | None = None,
+    *,
+    candidates: Sequence[str] | None = None,
+    references: Sequence[Sequence[str]] | None = None,
+    ids: Sequence[Hashable] | None = None,
+    metrics: Iterable[str | Metric] | None = None,
+    tokenizer: str = "ptb",
+    progress: bool = False,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Evaluation:
+    """Score a corpus with several metrics, tokenizing it once.
+
+    Args:
+        corpus: Aligned corpus (from :func:`capeval.io.load_corpus`); or give
+            ``candidates``/``references`` (and optionally ``ids``) instead.
+        metrics: Registry keys or metric instances; default: the COCO metrics installed.
+        tokenizer: Tokenizer for metrics built here (``"ptb"``: the COCO tokenizer).
+        progress: Progress bars on stderr.
+        metric_options: Extra constructor options per metric key.
+
+    Example:
+        >>> ev = evaluate(candidates=["a dog runs"], references=[["a dog runs", "a dog running"]],
+        ...               metrics=["bleu", "rouge-l"], tokenizer="ws")
+        >>> round(ev.official_scores()["ROUGE_L"], 3)
+        1.0
+    """
+    if corpus is not None:
+        if candidates is not None or references is not None:
+            raise ValueError("give either a corpus or candidates/references, not both")
+        candidates, references, ids = corpus.candidates, corpus.references, corpus.ids
+    if candidates is None or references is None:
+        raise ValueError("nothing to score: give a corpus or candidates= and references=")
+    check_inputs(candidates, references, ids)
+    item_ids: tuple[Hashable, ...] = tuple(ids) if ids is not None else tuple(range(len(candidates)))
+
+    built: dict[str, Metric] = {}
+    options = metric_options or {}
+    for entry in list(metrics) if metrics is not None else resolve_metrics(None):
+        if isinstance(entry, Metric):
+            built[entry.name] = entry
+        else:
+            for key in resolve_metrics([entry]):
+                built[key] = get_metric(key, tokenizer=tokenizer, **options.get(key, {}))
+
+    timings: dict[str, float] = {}
+    tokenized: dict[str, tuple[list[str], list[list[str]]]] = {}
+    results: dict[str, CorpusResult] = {}
+    for key, metric in built.items():
+        tok_name = metric.tokenizer.name
+        if tok_name not in tokenized:
+            start = time.perf_counter()
+            tokenized[tok_name] = metric.tokenize(candidates, references)
+            timings[f"tokenize:{tok_name}" if len(tokenized) > 1 else "tokenize"] = time.perf_counter() - start
+        cand_tok, ref_tok = tokenized[tok_name]
+        if progress:
+            print(f"capeval: scoring {key} on {len(cand_tok):,} items", file=sys.stderr)
+        start = time.perf_counter()
+        results[key] = metric.score_tokenized(candidates=cand_tok, references=ref_tok, ids=item_ids, progress=progress)
+        timings[key] = time.perf_counter() - start
+        log.debug("%s: %.3f s", key, timings[key])
+    return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)

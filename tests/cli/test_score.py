@@ -1,0 +1,62 @@
+"""``capeval score`` and ``capeval demo`` through ``main(argv)``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from capeval.cli.main import main
+from capeval.data import demo_paths
+
+METRICS = "bleu,rouge-l,cider-d"
+
+
+def test_score_json_uses_official_names(tmp_path: Path, capsys: Any, demo_official: dict[str, Any]) -> None:
+    results, refs = demo_paths()
+    per_image = tmp_path / "per_image.json"
+    code = main(["score", "--results", str(results), "--references", str(refs), "--metrics", METRICS,
+                 "--format", "json", "--per-image", str(per_image), "--quiet", "--tokenizer", "ws"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("Bleu_1", "Bleu_4", "ROUGE_L", "CIDEr"):
+        assert isinstance(out[key], float)
+    assert out["capeval"]["scores"]["cider-d"] == out["CIDEr"]
+    assert out["capeval"]["signatures"]["cider-d"].startswith("cider-d|n:4|sigma:6|df:refs|tok:ws")
+    table = json.loads(per_image.read_text())
+    assert len(table) == 1000 and set(table["391895"]) == {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"}
+
+
+def test_table_and_csv(capsys: Any) -> None:
+    assert main(["demo", "--metrics", "bleu,cider-d", "--quiet", "--tokenizer", "ws"]) == 0
+    out = capsys.readouterr().out
+    assert "Bleu_4" in out and "CIDEr" in out and "cider-d|n:4|sigma:6" in out
+    assert main(["demo", "--metrics", "rouge-l", "--format", "csv", "--quiet", "--tokenizer", "ws"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "metric,official,score,signature" and lines[1].startswith("rouge-l,ROUGE_L,")
+
+
+def test_errors_exit_nonzero_with_message(tmp_path: Path, capsys: Any) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{", encoding="utf-8")
+    _, refs = demo_paths()
+    assert main(["score", "--results", str(bad), "--references", str(refs), "--quiet"]) == 2
+    assert "bad.json: invalid JSON" in capsys.readouterr().err
+    assert main(["score", "--results", str(bad), "--references", str(refs), "--metrics", "nosuch"]) == 2
+    assert main(["score", "--results", str(refs), "--references", str(refs), "--quiet"]) == 2
+    assert "COCO annotations" in capsys.readouterr().err
+
+
+def test_unknown_metric(tmp_path: Path, capsys: Any) -> None:
+    results, refs = demo_paths()
+    assert main(["score", "--results", str(results), "--references", str(refs), "--metrics", "nosuch",
+                 "--quiet"]) == 2
+    assert "unknown metric 'nosuch'" in capsys.readouterr().err
+
+
+def test_no_command_prints_help(capsys: Any) -> None:
+    assert main([]) == 2
+    with pytest.raises(SystemExit):
+        main(["--version"])
