@@ -1,0 +1,183 @@
+"""Job queue: a SIGKILLed worker's job is picked up again and scored exactly once; retries are
+bounded; host re-run is idempotent per scorer version; cancel frees the quota; references are
+parsed once per split."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from sqlalchemy import select
+
+from capeval.server import services, worker as worker_module
+from capeval.server.models import AuditLog, Job, Result, Submission
+from capeval.server.scoring import reference_cache
+
+from .conftest import METRICS, TOKENIZER, make_server, results_for, split_ids
+
+
+def _upload(server, token, phase="val", ids=None):
+    ids = ids if ids is not None else split_ids()[0]
+    r = server.client.post(
+        f"/api/v1/challenges/coco-demo/phases/{phase}/submissions",
+        content=json.dumps(results_for(ids)),
+        headers={"Authorization": f"Bearer {token}", "content-type": "application/json"},
+    )
+    assert r.status_code == 202, r.text
+    return r.json()["id"]
+
+
+def _job(server, submission_id):
+    with server.db.read() as session:
+        return session.scalars(select(Job).where(Job.submission_id == submission_id).order_by(Job.id.desc())).first()
+
+
+def _results(server, submission_id):
+    with server.db.read() as session:
+        return session.scalars(select(Result).where(Result.submission_id == submission_id)).all()
+
+
+def test_sigkilled_worker_job_is_requeued_and_scored_once(tmp_path):
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", lease_seconds=2.0)
+    server.run_jobs()  # the demo baselines
+    sid = _upload(server, server.register("alice"))
+    doomed = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "capeval.server.worker",
+            "--database-url",
+            server.settings.database_url,
+            "--lease-seconds",
+            "2",
+            "--debug-delay",
+            "60",
+            "--worker-id",
+            "doomed",
+            "--once",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            job = _job(server, sid)
+            if job.status == "running" and job.worker_id == "doomed":
+                break
+            assert time.monotonic() < deadline, "the worker never claimed the job"
+            time.sleep(0.1)
+        os.kill(doomed.pid, signal.SIGKILL)
+        doomed.wait(timeout=10)
+    finally:
+        if doomed.poll() is None:
+            doomed.kill()
+    assert _job(server, sid).status == "running"  # orphaned until its lease runs out
+    rescuer = server.worker(worker_id="rescuer")
+    deadline = time.monotonic() + 30
+    while _job(server, sid).status != "finished":
+        assert time.monotonic() < deadline, _job(server, sid).status
+        rescuer.run(once=True)
+        time.sleep(0.2)
+    job = _job(server, sid)
+    assert job.attempts == 2 and job.worker_id == "rescuer"
+    assert len(_results(server, sid)) == 1
+    with server.db.read() as session:
+        assert session.get(Submission, sid).status == "finished"
+        assert session.scalar(select(AuditLog).where(AuditLog.action == "reap")) is not None
+
+
+def test_failing_job_retries_are_bounded_and_free(server, monkeypatch):
+    server.run_jobs()
+    monkeypatch.setattr(services, "RETRY_BACKOFF_SECONDS", 0.0)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("scorer exploded")
+
+    monkeypatch.setattr(worker_module, "score_split", broken)
+    token = server.register("alice")
+    sid = _upload(server, token)
+    server.run_jobs()
+    job = _job(server, sid)
+    assert job.status == "failed" and job.attempts == server.settings.max_attempts
+    assert "scorer exploded" in job.last_error
+    view = server.client.get(f"/api/v1/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}).json()
+    assert view["status"] == "failed" and "RuntimeError" in view["error"]
+    assert "scorer exploded" not in json.dumps(view)  # tracebacks stay with the hosts
+    quota = server.client.get("/api/v1/challenges/coco-demo", headers={"Authorization": f"Bearer {token}"})
+    assert quota.json()["quota"]["val"]["total"] == 0  # a server-side failure is not charged
+
+
+def test_rerun_is_idempotent_per_scorer_version(server):
+    server.run_jobs()
+    sid = _upload(server, server.register("alice"))
+    server.run_jobs()
+    first = [(r.id, r.scores_json) for r in _results(server, sid)]
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    r = server.client.post(f"/api/v1/submissions/{sid}/rerun", headers=host)
+    assert r.status_code == 200
+    assert server.client.post(f"/api/v1/submissions/{sid}/rerun", headers=host).status_code == 409
+    server.run_jobs()
+    assert [(r.id, r.scores_json) for r in _results(server, sid)] == first
+    assert _job(server, sid).status == "finished"
+    audit = server.client.get("/api/v1/audit", headers=host).json()
+    assert any(a["action"] == "rerun" and a["actor"] == "host" for a in audit)
+
+
+def test_host_cancel_frees_quota_and_stops_job(server):
+    token = server.register("alice")
+    auth = {"Authorization": f"Bearer {token}"}
+    sid = _upload(server, token)
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    assert server.client.post(f"/api/v1/submissions/{sid}/cancel", headers=auth).status_code == 403
+    assert server.client.post(f"/api/v1/submissions/{sid}/cancel", headers=host).status_code == 200
+    server.run_jobs()
+    assert _job(server, sid).status == "cancelled" and not _results(server, sid)
+    quota = server.client.get("/api/v1/challenges/coco-demo", headers=auth).json()["quota"]["val"]
+    assert quota["total"] == 0 and quota["in_flight"] == 0
+
+
+def test_two_workers_never_share_a_job(server):
+    token = server.register("alice")
+    for _ in range(2):
+        _upload(server, token)
+    claimed = [services.claim_job(server.db, name, 30) for name in "abcd"]  # 2 baselines + 2 uploads
+    assert len({c.job_id for c in claimed}) == 4
+    assert services.claim_job(server.db, "e", 30) is None
+
+
+def test_references_parsed_once_per_split(server):
+    before = reference_cache.misses
+    token = server.register("alice")
+    for _ in range(3):
+        _upload(server, token)
+        server.run_jobs()
+    # The demo challenge has two splits: at most one parse each, however many jobs ran.
+    assert reference_cache.misses - before <= 2
+
+
+@pytest.mark.postgres
+def test_claim_and_complete_on_postgres(pg_server):
+    assert pg_server.run_jobs() == 2
+    sid = _upload(pg_server, pg_server.register("alice"))
+    pg_server.run_jobs()
+    assert _job(pg_server, sid).status == "finished" and len(_results(pg_server, sid)) == 1
+
+
+def test_worker_cli_scores_with_the_jobs_scorer(tmp_path):
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    done = subprocess.run(
+        [sys.executable, "-m", "capeval.server.worker", "--database-url", server.settings.database_url, "--once"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    with server.db.read() as session:
+        versions = {r.scorer_version for r in session.scalars(select(Result))}
+    assert versions == {f"capeval-{__import__('capeval').__version__}|tok:{TOKENIZER}|{','.join(METRICS)}"}
