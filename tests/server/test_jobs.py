@@ -14,7 +14,8 @@ import time
 import pytest
 from sqlalchemy import select
 
-from capeval.server import services, worker as worker_module
+from capeval.server import services
+from capeval.server import worker as worker_module
 from capeval.server.models import AuditLog, Job, Result, Submission
 from capeval.server.scoring import reference_cache
 
