@@ -40,6 +40,12 @@ class Concept:
 
     words: list[str]
     synsets: frozenset[int] = frozenset()
+    word_set: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    text: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.word_set = frozenset(self.words)
+        self.text = "/".join(sorted(self.word_set))
 
     @classmethod
     def of(cls, word: str, lookup: SynsetLookup | None) -> Concept:
@@ -48,15 +54,15 @@ class Concept:
 
     def equals(self, other: Concept) -> bool:
         """Same words and same synsets (``SemanticConcept.equals``)."""
-        return set(self.words) == set(other.words) and self.synsets == other.synsets
+        return self.word_set == other.word_set and self.synsets == other.synsets
 
     def similar(self, other: Concept) -> bool:
         """Shared synset or shared word (``SemanticConcept.similarTo``)."""
-        return bool(self.synsets & other.synsets) or not set(self.words).isdisjoint(other.words)
+        return not self.word_set.isdisjoint(other.word_set) or not self.synsets.isdisjoint(other.synsets)
 
     def similarity(self, other: Concept) -> float:
         """1 for a shared word, else Jaccard of the synsets (NaN for two empty sets)."""
-        if not set(self.words).isdisjoint(other.words):
+        if not self.word_set.isdisjoint(other.word_set):
             return 1.0
         union = len(self.synsets | other.synsets)
         if union == 0:
@@ -66,13 +72,15 @@ class Concept:
     def merge(self, other: Concept) -> None:
         """Union of words and synsets, in place."""
         for word in other.words:
-            if word not in self.words:
+            if word not in self.word_set:
                 self.words.append(word)
+        self.word_set = frozenset(self.words)
+        self.text = "/".join(sorted(self.word_set))
         self.synsets = self.synsets | other.synsets
 
     def __str__(self) -> str:
         """Words joined by ``/`` (sorted), the form category word lists are tested against."""
-        return "/".join(sorted(self.words))
+        return self.text
 
 
 @dataclass
@@ -191,5 +199,5 @@ def graph_tuples(graph: SceneGraph) -> list[tuple[Concept, ...]]:
             tuples.append((node.concept, attribute))
     for edge in graph.edges:
         tuples.append((edge.source.concept, edge.relation, edge.target.concept))
-    tuples.sort(key=lambda t: [str(c) for c in t])
+    tuples.sort(key=lambda t: [c.text for c in t])
     return tuples

@@ -29,7 +29,7 @@ import numpy as np
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.spice.cache import TupleCache, default_cache_path
 from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
-from capeval.metrics.spice.score import CATEGORIES, CategoryScore, match_tuples, score_categories
+from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed
 from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL, SpacyParser
 from capeval.metrics.spice.synonyms import load_synonyms
 from capeval.tokenizers.base import Tokenizer
@@ -93,7 +93,7 @@ def _output_names() -> tuple[str, ...]:
 
 
 def _tuple_strings(tuples: Sequence[tuple[Concept, ...]], truth: Sequence[bool]) -> list[dict[str, Any]]:
-    rows = [{"tuple": [str(c) for c in t], "truth_value": v} for t, v in zip(tuples, truth, strict=True)]
+    rows = [{"tuple": [c.text for c in t], "truth_value": v} for t, v in zip(tuples, truth, strict=True)]
     rows.sort(key=lambda r: (not r["truth_value"], r["tuple"]))
     return rows
 
@@ -159,6 +159,7 @@ class SPICE(Metric):
             self._cache_path = None
         self._cache: TupleCache | None = None
         self._memo: OrderedDict[str, list[list[str]]] = OrderedDict()
+        self._synset_memo: dict[str, frozenset[int]] = {}
 
     # --- interface ----------------------------------------------------------------------------
     @property
@@ -236,9 +237,14 @@ class SPICE(Metric):
         return found
 
     # --- scoring ------------------------------------------------------------------------------
+    def _lookup(self, text: str) -> frozenset[int]:
+        found = self._synset_memo.get(text)
+        if found is None:
+            found = self._synset_memo[text] = load_synonyms().concept_synsets(text)
+        return found
+
     def _graph(self, tuple_lists: Sequence[Sequence[Sequence[str]]]) -> SceneGraph:
-        lookup = load_synonyms().concept_synsets if self.synonyms else None
-        graph = SceneGraph(lookup, merge=self.synonyms)
+        graph = SceneGraph(self._lookup if self.synonyms else None, merge=self.synonyms)
         for tuples in tuple_lists:
             graph.add_tuples(tuples)
         return graph
@@ -258,11 +264,10 @@ class SPICE(Metric):
             if ref_tuples is None:
                 ref_tuples = ref_graphs[key] = graph_tuples(self._graph([parsed[r] for r in refs]))
             cand_tuples = graph_tuples(self._graph([parsed[cand]]))
-            scores = score_categories(cand_tuples, ref_tuples, exact=exact)
+            scores, cand_truth, ref_truth = score_categories_detailed(cand_tuples, ref_tuples, exact=exact)
             for k, category in enumerate(CATEGORIES):
                 stats[i, k * width : (k + 1) * width] = _row(scores[category])
             if self.detailed:
-                cand_truth, ref_truth = match_tuples(cand_tuples, ref_tuples, exact=exact)
                 details.append(
                     {
                         "test_tuples": _tuple_strings(cand_tuples, cand_truth),

@@ -32,6 +32,7 @@ __all__ = [
     "category_filter",
     "match_tuples",
     "score_categories",
+    "score_categories_detailed",
 ]
 
 #: Category keys in SPICE's JSON output, in its order ("Cardinality" is the paper's "Count").
@@ -76,7 +77,7 @@ def category_filter(tuples: Sequence[Tuple], category: str) -> list[Tuple]:
         return [t for t in tuples if len(t) == length]
     if category in _WORD_LISTS:
         words = _WORD_LISTS[category]
-        return [t for t in tuples if len(t) == 2 and str(t[1]) in words]
+        return [t for t in tuples if len(t) == 2 and t[1].text in words]
     raise ValueError(f"unknown SPICE category {category!r}; choose from {', '.join(CATEGORIES)}")
 
 
@@ -88,15 +89,18 @@ def _tuples_match(a: Tuple, b: Tuple, exact: bool) -> bool:
     return all(x.similar(y) for x, y in zip(a, b, strict=True))
 
 
-def match_tuples(candidate: Sequence[Tuple], reference: Sequence[Tuple], exact: bool = False) -> tuple[
-    list[bool], list[bool]
-]:
+def match_tuples(
+    candidate: Sequence[Tuple], reference: Sequence[Tuple], exact: bool = False
+) -> tuple[list[bool], list[bool]]:
     """First-match, many-to-one matching; truth values of candidate and reference tuples."""
     cand_truth = [False] * len(candidate)
     ref_truth = [False] * len(reference)
+    by_length: dict[int, list[int]] = {}
+    for j, ref in enumerate(reference):
+        by_length.setdefault(len(ref), []).append(j)
     for i, tup in enumerate(candidate):
-        for j, ref in enumerate(reference):
-            if _tuples_match(tup, ref, exact):
+        for j in by_length.get(len(tup), ()):
+            if _tuples_match(tup, reference[j], exact):
                 cand_truth[i] = True
                 ref_truth[j] = True
                 break
@@ -139,10 +143,30 @@ def score_categories(
     candidate: Sequence[Tuple], reference: Sequence[Tuple], exact: bool = False
 ) -> dict[str, CategoryScore]:
     """Per-category scores of one item, keyed as in :data:`CATEGORIES`."""
+    return score_categories_detailed(candidate, reference, exact)[0]
+
+
+def score_categories_detailed(
+    candidate: Sequence[Tuple], reference: Sequence[Tuple], exact: bool = False
+) -> tuple[dict[str, CategoryScore], list[bool], list[bool]]:
+    """Per-category scores plus the "All" truth values of candidate and reference tuples.
+
+    Object, Attribute and Relation keep tuples by length, and matching only pairs tuples
+    of equal length, so their matches are those of "All"; the word-list categories are
+    matched on their own filtered sets.
+    """
+    cand_truth, ref_truth = match_tuples(candidate, reference, exact)
     out: dict[str, CategoryScore] = {}
     for category in CATEGORIES:
-        cand = category_filter(candidate, category)
-        ref = category_filter(reference, category)
-        truth, _ = match_tuples(cand, ref, exact)
-        out[category] = _evaluate(sum(truth), len(cand), len(ref), allow_nan=category != "All")
-    return out
+        if category == "All" or category in _LENGTHS:
+            length = _LENGTHS.get(category)
+            keep_c = [i for i, t in enumerate(candidate) if length is None or len(t) == length]
+            n_ref = sum(1 for t in reference if length is None or len(t) == length)
+            tp = sum(cand_truth[i] for i in keep_c)
+            out[category] = _evaluate(tp, len(keep_c), n_ref, allow_nan=category != "All")
+        else:
+            cand = category_filter(candidate, category)
+            ref = category_filter(reference, category)
+            truth, _ = match_tuples(cand, ref, exact) if cand and ref else ([False] * len(cand), [])
+            out[category] = _evaluate(sum(truth), len(cand), len(ref), allow_nan=True)
+    return out, cand_truth, ref_truth

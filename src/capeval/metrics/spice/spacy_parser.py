@@ -284,6 +284,12 @@ def convert_sentence(words: Sequence[tuple[str, str, int, str]], lemmatize: Morp
         else:
             raw.append((head + 1, i, _RENAMES.get(label, label) if label not in ("dative",) else label))
     e = _Edges(raw)
+    # A particle with an object ("shaking off water"): the object belongs to the verb (dobj).
+    for g, p, r in list(e.edges):
+        if r == "compound:prt":
+            for _, n in e.children(p, ("pobj",)):
+                e.remove(p, n, "pobj")
+                e.add(g, n, "dobj")
     _collapse_prepositions(tokens, e)
     for g, d, r in list(e.edges):
         if r == "dative":

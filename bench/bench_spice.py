@@ -1,0 +1,200 @@
+"""SPICE fidelity and speed against official SPICE 1.0 outputs.
+
+Official SPICE needs Stanford CoreNLP 3.6.0, which cannot be installed here, so this script
+compares with official outputs stored in ``../shared`` instead of running the jar:
+
+1. parser fidelity on ``shared/data/spice/official_parser_outputs_dev.txt`` (official
+   SPICE-parser tuples for 1,226 captions): share of captions whose attribute+relation
+   set equals the official one, and tuple precision/recall/F1;
+2. score fidelity on ``shared/data/flickr8k-expert-dev/flickr8k_expert_dev.tsv`` (official
+   per-caption SPICE F): Pearson r, mean absolute error, share exactly equal, corpus mean,
+   Kendall tau-c against the expert ratings (one row per expert score) next to the
+   official value on the same rows; raw text and COCO-style preprocessing;
+3. speed on the same Flickr8K set: cold (fresh cache, model load included), with the
+   reference cache warm, and fully warm; captions per second.
+
+Usage: ``python bench/bench_spice.py [--shared ../shared] [--no-emulation]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from capeval.metrics.spice import SPICE
+from capeval.metrics.spice.graph import SceneGraph, graph_tuples
+from capeval.metrics.spice.spacy_parser import SpacyParser
+from capeval.metrics.spice.synonyms import load_synonyms
+from capeval.tokenizers.base import get_tokenizer
+
+#: Official corpus SPICE on the dev half (mean of the file's spice_f column).
+_EXACT_TOLERANCE = 1e-9
+
+
+class _CocoFallback:
+    """COCO-style preprocessing when capeval's PTB tokenizer is not installed: spaCy tokens,
+    lower-cased, the COCO evaluation's punctuation tokens removed."""
+
+    name = "coco-fallback"
+    _PUNCT = {"''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...", ";"}
+
+    def __init__(self) -> None:
+        import spacy
+
+        self._nlp = spacy.blank("en")
+
+    def tokenize(self, texts: list[str]) -> list[str]:
+        out = []
+        for doc in self._nlp.pipe(texts):
+            out.append(" ".join(t.text.lower() for t in doc if t.text not in self._PUNCT and not t.is_space))
+        return out
+
+
+def coco_tokenizer():  # noqa: ANN201
+    try:
+        return get_tokenizer("ptb")
+    except (ImportError, ValueError, AttributeError):
+        return _CocoFallback()
+
+
+def parser_fidelity(path: Path, emulate: bool) -> dict[str, float]:
+    lines = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8") if line.strip()]
+    parser = SpacyParser(emulate_fragments=emulate)
+    synonyms = load_synonyms()
+    raw = parser.parse([text for text, _ in lines])
+    exact = tp = fp = fn = 0
+    for (_, official), tuples in zip(lines, raw, strict=True):
+        graph = SceneGraph(synonyms.concept_synsets, merge=True)
+        graph.add_tuples(tuples)
+        ours = set()
+        for tup in graph_tuples(graph):
+            words = [str(c) for c in tup]
+            ours.add((words[0], "is", words[1]) if len(words) == 2 else tuple(words))
+        theirs = {tuple(p.strip() for p in m.split(" , ")) for m in re.findall(r"\(([^()]*)\)", official)}
+        if any(len(t) > 1 for t in theirs) or any(len(t) > 1 for t in ours):
+            ours = {t for t in ours if len(t) > 1}
+        exact += ours == theirs
+        tp += len(ours & theirs)
+        fp += len(ours - theirs)
+        fn += len(theirs - ours)
+    p, r = tp / (tp + fp), tp / (tp + fn)
+    return {"n": len(lines), "exact": exact / len(lines), "p": p, "r": r, "f1": 2 * p * r / (p + r)}
+
+
+def load_flickr(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def score_fidelity(rows: list[dict[str, str]], tokenizer: str | object, emulate: bool) -> dict[str, float]:
+    candidates = [r["candidate"] for r in rows]
+    references = [r["references"].split(" ||| ") for r in rows]
+    official = np.array([float(r["spice_f"]) for r in rows])
+    with tempfile.TemporaryDirectory() as tmp:
+        metric = SPICE(tokenizer=tokenizer, cache=Path(tmp) / "c.sqlite", emulate_fragments=emulate, detailed=False)
+        result = metric.score(candidates=candidates, references=references)
+    ours = result.item_scores
+    experts, ours_rows, official_rows = [], [], []
+    for r, o, off in zip(rows, ours, official, strict=True):
+        for k in ("expert1", "expert2", "expert3"):
+            experts.append(float(r[k]))
+            ours_rows.append(o)
+            official_rows.append(off)
+    return {
+        "pearson": float(stats.pearsonr(ours, official)[0]),
+        "mae": float(np.abs(ours - official).mean()),
+        "exact": float((np.abs(ours - official) < _EXACT_TOLERANCE).mean()),
+        "mean": float(ours.mean()),
+        "official_mean": float(official.mean()),
+        "tau_c": 100 * float(stats.kendalltau(ours_rows, experts, variant="c")[0]),
+        "official_tau_c": 100 * float(stats.kendalltau(official_rows, experts, variant="c")[0]),
+    }
+
+
+def speed(rows: list[dict[str, str]], emulate: bool) -> dict[str, float]:
+    candidates = [r["candidate"] for r in rows]
+    references = [r["references"].split(" ||| ") for r in rows]
+    n_captions = len(set(candidates)) + len({x for refs in references for x in refs})
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "spice.sqlite"
+        start = time.perf_counter()
+        SPICE(tokenizer="none", cache=cache, emulate_fragments=emulate).score(
+            candidates=candidates, references=references
+        )
+        cold = time.perf_counter() - start
+        refs_only = Path(tmp) / "refs.sqlite"
+        SPICE(tokenizer="none", cache=refs_only, emulate_fragments=emulate).parse(
+            [x for refs in references for x in refs]
+        )
+        start = time.perf_counter()
+        SPICE(tokenizer="none", cache=refs_only, emulate_fragments=emulate).score(
+            candidates=candidates, references=references
+        )
+        warm_refs = time.perf_counter() - start
+        start = time.perf_counter()
+        SPICE(tokenizer="none", cache=cache, emulate_fragments=emulate).score(
+            candidates=candidates, references=references
+        )
+        warm_all = time.perf_counter() - start
+    return {
+        "items": len(rows),
+        "distinct_captions": n_captions,
+        "cold_s": cold,
+        "warm_refs_s": warm_refs,
+        "warm_all_s": warm_all,
+        "cold_captions_per_s": n_captions / cold,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
+    ap.add_argument("--no-emulation", action="store_true", help="also report without the PCFG fragment emulation")
+    args = ap.parse_args(argv)
+    parser_file = args.shared / "data" / "spice" / "official_parser_outputs_dev.txt"
+    flickr_file = args.shared / "data" / "flickr8k-expert-dev" / "flickr8k_expert_dev.tsv"
+    if not parser_file.is_file() or not flickr_file.is_file():
+        print(f"shared data not found under {args.shared}", file=sys.stderr)
+        return 2
+    emulations = [True, False] if args.no_emulation else [True]
+    rows = load_flickr(flickr_file)
+
+    print("== speed (Flickr8K-Expert dev, raw text, emulation on) ==")
+    for key, value in speed(rows, True).items():
+        print(f"  {key:22s} {value:.2f}" if isinstance(value, float) else f"  {key:22s} {value}")
+    print("   official SPICE cannot run here (no CoreNLP 3.6.0); no side-by-side ratio")
+
+    for emulate in emulations:
+        label = "emulation on" if emulate else "emulation off"
+        fid = parser_fidelity(parser_file, emulate)
+        print(f"== parser fidelity, official_parser_outputs_dev.txt ({label}) ==")
+        print(
+            f"  captions {fid['n']}  attr+rel set exact {100 * fid['exact']:.1f}%  "
+            f"tuple P {fid['p']:.3f} R {fid['r']:.3f} F1 {fid['f1']:.3f}"
+        )
+        for name, tokenizer in (("raw", "none"), ("coco", coco_tokenizer())):
+            res = score_fidelity(rows, tokenizer, emulate)
+            tok_name = getattr(tokenizer, "name", tokenizer)
+            print(f"== score fidelity, Flickr8K-Expert dev, {name} (tok {tok_name}, {label}) ==")
+            print(
+                f"  pearson {res['pearson']:.4f}  MAE {res['mae']:.4f}  exact {100 * res['exact']:.1f}%  "
+                f"mean {res['mean']:.5f} (official {res['official_mean']:.5f}, "
+                f"diff {res['mean'] - res['official_mean']:+.5f})  "
+                f"tau-c {res['tau_c']:.2f} (official {res['official_tau_c']:.2f})"
+            )
+            if math.isnan(res["pearson"]):
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
