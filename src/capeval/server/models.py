@@ -91,7 +91,7 @@ class User(Base):
     is_host: Mapped[bool] = mapped_column(Boolean, default=False)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    team: Mapped[Team | None] = relationship()
+    team: Mapped[Team | None] = relationship(lazy="joined")
 
 
 class ApiToken(Base):

@@ -159,10 +159,7 @@ def user_for_token(db: Database, token: str, *, kind: str | None = None) -> User
         row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
         if row is None or row.revoked or row.expires_at <= utcnow() or (kind and row.kind != kind):
             return None
-        user = session.get(User, row.user_id)
-        if user is not None and user.team_id is not None:
-            session.get(Team, user.team_id)
-        return user
+        return session.get(User, row.user_id)
 
 
 def revoke_token(db: Database, token: str) -> None:
