@@ -26,7 +26,6 @@ Statistics row per item: ``[item_score, 1]`` (the corpus score is a mean of item
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -50,45 +49,106 @@ CIDER_D_SCALE = 10.0
 CIDER_MAX_N = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DocumentFrequencies:
-    """Frozen n-gram document frequencies from an external reference corpus.
+    """N-gram document frequencies of a reference corpus, frozen for reuse.
 
-    A document is an item (an image with its references), as in the official scorer.
+    A document is an item (an image with all its references), as in the official scorer.
+    The n-grams are stored as an index (words, and each n-gram as its prefix n-gram plus a
+    last word) so that looking up a whole batch is a few vectorized searches.
+
+    Build with :meth:`from_references`; save and load with :meth:`save` / :meth:`load`.
 
     Attributes:
-        n_documents: Number of documents; ``log(n_documents)`` replaces ``log(n_items)``.
-        counts: n-gram (space-joined words) -> number of documents containing it.
-        name: Short label recorded in the signature (``df:<name>``).
+        n_documents: Number of documents; ``log(n_documents)`` is the idf numerator.
+        name: Short label recorded in the signature (``df:<name>-<n_documents>``).
         n: Highest n-gram order counted.
     """
 
     n_documents: int
-    counts: Mapping[str, int]
-    name: str = "external"
-    n: int = CIDER_MAX_N
-    _sorted: dict[int, tuple[IntArray, IntArray]] = field(default_factory=dict, repr=False, compare=False)
+    name: str
+    n: int
+    vocab: tuple[str, ...]
+    prefix: IntArray
+    last_word: IntArray
+    offsets: IntArray
+    df: FloatArray
+    _word_index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self._word_index:
+            self._word_index.update((w, i) for i, w in enumerate(self.vocab))
 
     @classmethod
     def from_references(
         cls, references: Sequence[Sequence[str]], *, name: str = "external", n: int = CIDER_MAX_N
     ) -> DocumentFrequencies:
-        """Count document frequencies over tokenized references (``references[i]``: item ``i``)."""
+        """Count document frequencies over tokenized references (``references[i]``: item ``i``).
+
+        Example:
+            >>> df = DocumentFrequencies.from_references([["a dog", "a dog runs"], ["a cat"]], n=2)
+            >>> df.get("a"), df.get("a dog"), df.get("dog a")
+            (2, 1, 0)
+        """
         flat = [ref for refs in references for ref in refs]
         n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
         table = count_ngrams(flat, n=n)
         ref_item = np.repeat(np.arange(len(references), dtype=np.int64), n_refs)
         df = _document_frequency(table, ref_item[table.sentence], len(references))
-        present = np.flatnonzero(df)
-        counts = {" ".join(table.gram_words(int(g))): int(df[g]) for g in present}
-        return cls(n_documents=len(references), counts=counts, name=name, n=n)
+        return cls(n_documents=len(references), name=name, n=n, vocab=table.vocab, prefix=table.prefix,
+                   last_word=table.last_word, offsets=table.offsets, df=df)
+
+    def get(self, ngram: str) -> int:
+        """Document frequency of one n-gram given as space-joined words (0 if unseen)."""
+        words = ngram.split()
+        if not 1 <= len(words) <= self.n:
+            return 0
+        table = count_ngrams([ngram], n=len(words))
+        ids = self._map(table)
+        gram = int(table.gram[table.order == len(words)][0])
+        return int(self.df[ids[gram]]) if ids[gram] >= 0 else 0
+
+    def _map(self, table: NgramTable) -> IntArray:
+        """Id in this index of every gram id of ``table`` (-1 where unseen)."""
+        index = self._word_index
+        word_map = np.fromiter((index.get(w, -1) for w in table.vocab), dtype=np.int64, count=len(table.vocab))
+        out = np.full(table.n_grams, -1, dtype=np.int64)
+        n_words = len(self.vocab)
+        for k in range(1, min(table.n, self.n) + 1):
+            lo, hi = int(table.offsets[k - 1]), int(table.offsets[k])
+            if hi == lo:
+                continue
+            last = word_map[table.last_word[lo:hi]]
+            if k == 1:
+                out[lo:hi] = last
+                continue
+            parent = out[table.prefix[lo:hi]]
+            ok = (parent >= 0) & (last >= 0)
+            # Order-k ids of this index are sorted by (local prefix id, last word).
+            x_lo, x_hi = int(self.offsets[k - 1]), int(self.offsets[k])
+            keys = (self.prefix[x_lo:x_hi] - self.offsets[k - 2]) * n_words + self.last_word[x_lo:x_hi]
+            query = (parent - self.offsets[k - 2]) * n_words + last
+            pos = np.searchsorted(keys, query[ok])
+            pos_c = np.minimum(pos, max(keys.shape[0] - 1, 0))
+            found = (keys.shape[0] > 0) & (keys[pos_c] == query[ok]) if keys.shape[0] else np.zeros(pos.shape, bool)
+            ids = np.full(hi - lo, -1, dtype=np.int64)
+            sel = np.flatnonzero(ok)[found]
+            ids[sel] = x_lo + pos_c[found]
+            out[lo:hi] = ids
+        return out
+
+    def lookup(self, table: NgramTable) -> FloatArray:
+        """Document frequency of every gram id of ``table`` (0 for unseen n-grams)."""
+        ids = self._map(table)
+        return np.where(ids >= 0, self.df[np.maximum(ids, 0)], 0.0) if ids.shape[0] else np.zeros(0)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write as gzipped JSON."""
-        payload = {"format": "capeval-df-1", "name": self.name, "n": self.n, "n_documents": self.n_documents,
-                   "counts": self.counts}
-        with gzip.open(path, "wt", encoding="utf-8") as fh:
-            json.dump(payload, fh, ensure_ascii=False)
+        """Write to a compressed ``.npz`` file."""
+        meta = json.dumps({"format": "capeval-df-1", "name": self.name, "n": self.n,
+                           "n_documents": self.n_documents, "vocab": list(self.vocab)}, ensure_ascii=False)
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, meta=np.frombuffer(meta.encode("utf-8"), dtype=np.uint8), prefix=self.prefix,
+                                last_word=self.last_word, offsets=self.offsets, df=self.df)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> DocumentFrequencies:
@@ -98,24 +158,15 @@ class DocumentFrequencies:
             ValueError: if the file is not a capeval document-frequency file.
         """
         try:
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
-                payload = json.load(fh)
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(data["meta"].tobytes().decode("utf-8"))
+                arrays = {k: data[k] for k in ("prefix", "last_word", "offsets", "df")}
+        except (OSError, ValueError, KeyError, UnicodeDecodeError) as exc:
             raise ValueError(f"{path}: not a capeval document-frequency file ({exc})") from None
-        if not isinstance(payload, dict) or payload.get("format") != "capeval-df-1":
+        if not isinstance(meta, dict) or meta.get("format") != "capeval-df-1":
             raise ValueError(f"{path}: not a capeval document-frequency file (missing format tag)")
-        return cls(n_documents=int(payload["n_documents"]), counts=dict(payload["counts"]),
-                   name=str(payload["name"]), n=int(payload["n"]))
-
-    def lookup(self, table: NgramTable) -> FloatArray:
-        """Document frequency of every gram id of ``table`` (0 for unseen n-grams)."""
-        out = np.zeros(table.n_grams, dtype=np.float64)
-        get = self.counts.get
-        for g in range(table.n_grams):
-            value = get(" ".join(table.gram_words(g)))
-            if value:
-                out[g] = value
-        return out
+        return cls(n_documents=int(meta["n_documents"]), name=str(meta["name"]), n=int(meta["n"]),
+                   vocab=tuple(meta["vocab"]), **arrays)
 
 
 def _document_frequency(table: NgramTable, item_of_entry: IntArray, n_items: int) -> FloatArray:
@@ -126,6 +177,21 @@ def _document_frequency(table: NgramTable, item_of_entry: IntArray, n_items: int
     keys = np.sort((table.gram << item_bits) | item_of_entry)
     starts, _ = group_runs(keys)
     return np.bincount(keys[starts] >> item_bits, minlength=table.n_grams).astype(np.float64)
+
+
+class _ReferenceFrequencies:
+    """Document frequencies of the evaluated references, counted only when a subset needs them."""
+
+    def __init__(self, references: Sequence[Sequence[str]], n: int) -> None:
+        self.references = references
+        self.n = n
+        self._frozen: DocumentFrequencies | None = None
+
+    def frozen(self) -> DocumentFrequencies:
+        """The counted frequencies (computed once)."""
+        if self._frozen is None:
+            self._frozen = DocumentFrequencies.from_references(self.references, name="refs", n=self.n)
+        return self._frozen
 
 
 class _CIDErBase(MeanMetric):
@@ -155,14 +221,32 @@ class _CIDErBase(MeanMetric):
         fields.append(("df", "refs" if self.df is None else f"{self.df.name}-{self.df.n_documents}"))
         return tuple(fields)
 
+    def prepare(self, references: Sequence[Sequence[str]]) -> DocumentFrequencies | _ReferenceFrequencies:
+        """Document frequencies: the frozen external ones, or those of the evaluated references.
+
+        The latter are counted lazily: scoring the same references in one batch counts them
+        alongside the candidates; scoring a subset (a shard, a resample) freezes them first.
+        """
+        if self.df is not None:
+            return self.df
+        return _ReferenceFrequencies(references, self.n)
+
     def item_values(
         self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
     ) -> FloatArray:
         """Per-item scores; one candidate per item."""
-        return self.score_batch(candidates, np.arange(len(candidates)), references)
+        df = prepared
+        if isinstance(prepared, _ReferenceFrequencies):
+            df = None if prepared.references is references else prepared.frozen()
+        return self.score_batch(candidates, np.arange(len(candidates)), references, df=df)
 
     def score_batch(
-        self, candidates: Sequence[str], item_index: Sequence[int] | IntArray, references: Sequence[Sequence[str]]
+        self,
+        candidates: Sequence[str],
+        item_index: Sequence[int] | IntArray,
+        references: Sequence[Sequence[str]],
+        *,
+        df: DocumentFrequencies | None = None,
     ) -> FloatArray:
         """Score many candidates per item in one call (e.g. sampled captions for RL rewards).
 
@@ -172,8 +256,8 @@ class _CIDErBase(MeanMetric):
             references: Tokenized reference captions, item-major.
 
         Returns:
-            One score per candidate. Document frequencies come from ``references`` unless the
-            metric was built with external ones.
+            One score per candidate. Document frequencies come from ``df`` if given, else from
+            the metric's external ones, else from ``references``.
         """
         item_of_cand = np.asarray(item_index, dtype=np.int64).reshape(-1)
         n_cands, n_items = len(candidates), len(references)
@@ -194,13 +278,14 @@ class _CIDErBase(MeanMetric):
         is_ref_entry = table.sentence >= n_cands
 
         # Inverse document frequency of each gram id.
-        if self.df is None:
-            df = _document_frequency_subset(table, is_ref_entry, ref_item, n_cands, n_items)
+        frozen = df if df is not None else self.df
+        if frozen is None:
+            doc_freq = _document_frequency_subset(table, is_ref_entry, ref_item, n_cands, n_items)
             log_docs = math.log(float(n_items))
         else:
-            df = self.df.lookup(table)
-            log_docs = math.log(float(self.df.n_documents))
-        idf = log_docs - np.log(np.maximum(1.0, df))
+            doc_freq = frozen.lookup(table)
+            log_docs = math.log(float(frozen.n_documents))
+        idf = log_docs - np.log(np.maximum(1.0, doc_freq))
         weight = table.count * idf[table.gram]
 
         # Norm of each sentence's vector, per order.
@@ -236,22 +321,23 @@ class _CIDErBase(MeanMetric):
                       item_of_cand: IntArray, ref_item: IntArray, first_ref: IntArray, pair_start: IntArray,
                       n_cands: int, n_pairs: int) -> FloatArray:
         """Per pair and order: sum over shared grams of ``min(v_c, v_r) * v_r`` (clipped) or ``v_c * v_r``."""
-        cand_e = np.flatnonzero(~is_ref_entry)
-        ref_e = np.flatnonzero(is_ref_entry)
         gram_bits = max(1, int(table.n_grams).bit_length())
-        # Reference entries sorted by (item, gram); candidates look up their item's block.
-        ref_keys = (ref_item[table.sentence[ref_e] - n_cands] << gram_bits) | table.gram[ref_e]
-        ref_sorted, ref_order = sort_with_positions(ref_keys)
-        cand_keys = (item_of_cand[table.sentence[cand_e]] << gram_bits) | table.gram[cand_e]
-        lo = np.searchsorted(ref_sorted, cand_keys, side="left")
-        hi = np.searchsorted(ref_sorted, cand_keys, side="right")
-        n_match = hi - lo
-        has = n_match > 0
-        cand_m, lo_m, n_m = cand_e[has], lo[has], n_match[has]
-        # Expand each candidate entry to every reference entry sharing its (item, gram).
-        rep_cand = np.repeat(cand_m, n_m)
-        within = np.arange(int(n_m.sum()), dtype=np.int64) - np.repeat(np.cumsum(n_m) - n_m, n_m)
-        rep_ref = ref_e[ref_order[np.repeat(lo_m, n_m) + within]]
+        item_of_sentence = np.concatenate([item_of_cand, ref_item])
+        # Sort all entries by (item, gram), candidates first within each group; then every
+        # reference entry pairs with the candidate entries at the start of its group.
+        flag = is_ref_entry.astype(np.int64)
+        keys = (((item_of_sentence[table.sentence] << gram_bits) | table.gram) << 1) | flag
+        sorted_keys, order = sort_with_positions(keys)
+        run_starts, run_lengths = group_runs(sorted_keys >> 1)
+        n_cand_in_run = np.add.reduceat(1 - (sorted_keys & 1), run_starts) if run_starts.shape[0] else run_starts
+        run_of = np.repeat(np.arange(run_starts.shape[0], dtype=np.int64), run_lengths)
+        is_ref_sorted = (sorted_keys & 1) == 1
+        ref_pos = np.flatnonzero(is_ref_sorted & (n_cand_in_run[run_of] > 0))
+        n_partner = n_cand_in_run[run_of[ref_pos]]
+        rep_ref_pos = np.repeat(ref_pos, n_partner)
+        within = np.arange(int(n_partner.sum()), dtype=np.int64) - np.repeat(np.cumsum(n_partner) - n_partner, n_partner)
+        rep_cand = order[run_starts[run_of[rep_ref_pos]] + within]
+        rep_ref = order[rep_ref_pos]
         wc, wr = weight[rep_cand], weight[rep_ref]
         contrib = (np.minimum(wc, wr) if self.clip else wc) * wr
         cand_sent = table.sentence[rep_cand]
