@@ -75,6 +75,12 @@ class HumanAgreementTable:
     seconds: float
 
 
+def _natural(item: tuple[str, float]) -> tuple[str, int]:
+    """Order ``bleu-1`` before ``bleu-4`` (and before ``bleu-10``)."""
+    head, _, tail = item[0].rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (item[0], -1)
+
+
 def leave_one_out(
     captions: Mapping[Hashable, Sequence[str]],
     *,
@@ -183,7 +189,7 @@ def human_agreement(
             cands = [caps[p] for caps in per_image]
             refs = [(caps[:p] + caps[p + 1 :])[:k] for caps in per_image]
             result = metric.score_tokenized(candidates=cands, references=refs, ids=fold.ids)
-            scores = dict(result.scores) or {metric.name: result.score}
+            scores = dict(sorted((dict(result.scores) or {metric.name: result.score}).items(), key=_natural))
             row.update({key: float(value) for key, value in scores.items()})
             signatures.setdefault(metric.name, str(result.signature))
         if not columns:

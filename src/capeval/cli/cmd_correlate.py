@@ -1,0 +1,270 @@
+"""``capeval correlate``: correlation of metrics with human judgments (like the SPICE paper's Table 3).
+
+Scores every candidate of a human-judgment dataset with capeval's metrics (and/or uses
+score columns the file already holds, e.g. the official SPICE output), then reports
+Pearson, Spearman and Kendall tau-b/tau-c at item level (one row per individual human
+rating, the convention of the SPICE and NNEval papers) and/or system level (corpus score
+per system against the mean human score, the THumB convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from capeval.cli.main import CLIError
+from capeval.meta_eval import METHODS, HumanJudgments, correlate, system_means
+from capeval.meta_eval import datasets as loaders
+from capeval.meta_eval.plots import plot_scatter
+from capeval.meta_eval.tables import FORMATS, Table
+
+__all__ = ["DATASETS", "load_judgments", "metric_scores", "register", "run"]
+
+#: Dataset formats accepted by ``--dataset``.
+DATASETS = ("flickr8k-expert-tsv", "flickr8k-expert", "flickr8k-cf", "thumb", "composite")
+#: Metrics reported when ``--metrics`` is not given (COCO metrics available everywhere).
+DEFAULT_METRICS = "bleu-1,bleu-4,rouge-l,cider-d"
+
+
+def load_judgments(args: argparse.Namespace) -> HumanJudgments:
+    """Load the dataset named by ``--dataset`` from ``--judgments`` (+ ``--tokens``/``--references``)."""
+    kind = args.dataset
+    if kind == "flickr8k-expert-tsv":
+        return loaders.load_flickr8k_expert_tsv(args.judgments)
+    if kind in ("flickr8k-expert", "flickr8k-cf"):
+        if not args.tokens:
+            raise CLIError(f"--dataset {kind} needs --tokens Flickr8k.token.txt")
+        return loaders.load_flickr8k(
+            args.judgments, args.tokens, kind="expert" if kind.endswith("expert") else "crowdflower"
+        )
+    if kind == "thumb":
+        if not args.references:
+            raise CLIError("--dataset thumb needs --references (the THumB references file)")
+        return loaders.load_thumb(args.judgments, args.references)
+    if kind == "composite":
+        if not args.references:
+            raise CLIError("--dataset composite needs --references (JSON {image id: [captions]})")
+        import json
+
+        with open(args.references, encoding="utf-8") as handle:
+            refs = json.load(handle)
+        if not isinstance(refs, dict):
+            raise CLIError(f"{args.references}: expected a JSON object {{image id: [captions]}}")
+        return loaders.load_composite(args.judgments, refs)
+    raise CLIError(f"unknown dataset {kind!r}")
+
+
+def _split_metric(name: str, tokenizer: str) -> tuple[str, str]:
+    """``"bleu-1"`` -> (registry key ``"bleu"``, output ``"bleu-1"``); ``"cider-d"`` -> (``"cider-d"``, primary)."""
+    from capeval.registry import get_metric, metric_class
+
+    for key in (name, name.rsplit("-", 1)[0]):
+        try:
+            metric_class(key)
+        except ValueError:
+            continue
+        metric = get_metric(key, tokenizer=tokenizer)
+        outputs = metric.outputs
+        if key == name:
+            return metric.name, name if name in outputs else outputs[0]
+        if name in outputs:
+            return metric.name, name
+        raise CLIError(f"metric {key!r} has no output {name!r} (outputs: {', '.join(outputs)})")
+    raise CLIError(f"unknown metric {name!r}")
+
+
+def metric_scores(
+    judgments: HumanJudgments, names: Sequence[str], tokenizer: str, *, systems: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]], dict[str, str]]:
+    """Item scores per metric output, corpus scores per system (when asked) and signatures."""
+    from capeval.engines.local import evaluate
+
+    wanted = [_split_metric(n, tokenizer) for n in names]
+    keys = list(dict.fromkeys(k for k, _ in wanted))
+    evaluation = evaluate(
+        candidates=judgments.candidates, references=judgments.references, metrics=keys, tokenizer=tokenizer
+    )
+    items = {out: np.asarray(evaluation.results[key].item_table[out], dtype=np.float64) for key, out in wanted}
+    signatures = {key: str(evaluation.results[key].signature) for key in keys}
+    per_system: dict[str, dict[str, float]] = {}
+    if systems and judgments.systems is not None:
+        labels = np.asarray(judgments.systems)
+        for system in dict.fromkeys(judgments.systems):
+            mask = np.flatnonzero(labels == system)
+            sub = evaluate(
+                candidates=[judgments.candidates[i] for i in mask],
+                references=[judgments.references[i] for i in mask],
+                metrics=keys,
+                tokenizer=tokenizer,
+            )
+            per_system[system] = {out: float(sub.results[key].scores[out]) for key, out in wanted}
+    return items, per_system, signatures
+
+
+def _without_systems(judgments: HumanJudgments, excluded: Sequence[str]) -> HumanJudgments:
+    if judgments.systems is None:
+        raise CLIError(f"dataset {judgments.name} has no systems to exclude")
+    unknown = [s for s in excluded if s not in judgments.systems]
+    if unknown:
+        raise CLIError(
+            f"no system {unknown[0]!r} in {judgments.name} (systems: {', '.join(dict.fromkeys(judgments.systems))})"
+        )
+    keep = [i for i, s in enumerate(judgments.systems) if s not in excluded]
+    return HumanJudgments(
+        judgments.name,
+        tuple(judgments.ids[i] for i in keep),
+        tuple(judgments.image_ids[i] for i in keep),
+        tuple(judgments.candidates[i] for i in keep),
+        tuple(judgments.references[i] for i in keep),
+        judgments.ratings[keep],
+        tuple(judgments.systems[i] for i in keep),
+        {k: v[keep] for k, v in judgments.columns.items()},
+    )
+
+
+def _plot_path(path: str, suffix: str) -> str:
+    p = Path(path)
+    return os.fspath(p.with_name(f"{p.stem}-{suffix}{p.suffix}"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Body of ``capeval correlate``."""
+    start = time.perf_counter()
+    judgments = load_judgments(args)
+    if args.exclude_systems:
+        judgments = _without_systems(judgments, [s.strip() for s in args.exclude_systems.split(",") if s.strip()])
+    if args.limit:
+        judgments = judgments.head(args.limit)
+    methods = [m.strip() for m in args.coefficients.split(",") if m.strip()]
+    for m in methods:
+        if m not in METHODS:
+            raise CLIError(f"unknown coefficient {m!r}; choose from {', '.join(METHODS)}")
+    levels = ["item", "system"] if args.level == "both" else [args.level]
+    if "system" in levels and judgments.systems is None:
+        raise CLIError(f"dataset {judgments.name} has no systems; use --level item")
+    metric_names = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
+    columns = [c.strip() for c in (args.columns or "").split(",") if c.strip()]
+    for c in columns:
+        if c not in judgments.columns:
+            raise CLIError(f"{judgments.name} has no column {c!r} (columns: {', '.join(judgments.columns) or 'none'})")
+    if not metric_names and not columns:
+        raise CLIError("nothing to correlate: give --metrics and/or --columns")
+    items, per_system, signatures = (
+        metric_scores(judgments, metric_names, args.tokenizer, systems="system" in levels)
+        if metric_names
+        else ({}, {}, {})
+    )
+    for c in columns:
+        items[c] = np.asarray(judgments.columns[c], dtype=np.float64)
+        if judgments.systems is not None:
+            means = system_means(items[c], judgments.systems)
+            for system, value in means.items():
+                per_system.setdefault(str(system), {})[c] = value
+    ratings = judgments.ratings if args.ratings == "individual" else judgments.mean_ratings()
+    header = ["metric"]
+    for level in levels:
+        for m in methods:
+            header += [f"{level} {m}", "p"]
+    table = Table(header, digits=args.digits)
+    n_rows: dict[str, int] = {}
+    for name, scores in items.items():
+        row: list[Any] = [name]
+        for level in levels:
+            for m in methods:
+                if level == "item":
+                    r = correlate(scores, ratings, method=m, level="item")
+                else:
+                    corpus = {s: v[name] for s, v in per_system.items()}
+                    r = correlate(corpus, judgments.mean_ratings(), method=m, level="system", systems=judgments.systems)
+                n_rows[level] = r.n
+                row += [r.coefficient, r.p_value]
+        table.rows.append(row)
+    text = table.render(args.format)
+    counts = ", ".join(f"{level}: n={n}" for level, n in n_rows.items())
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    print(text)
+    if args.format == "text":
+        rows_note = "one row per individual rating" if args.ratings == "individual" else "mean rating per item"
+        print(f"\n{judgments.name}: {len(judgments):,} items ({counts}; item level: {rows_note}).")
+        for sig in signatures.values():
+            print(f"  {sig}")
+    if args.plot:
+        human_item = judgments.mean_ratings()
+        if "item" in levels:
+            path = args.plot if levels == ["item"] else _plot_path(args.plot, "items")
+            plot_scatter({n: (s, human_item) for n, s in items.items()}, path, ylabel="mean human score")
+            print(f"capeval: scatter plot written to {path}", file=sys.stderr)
+        if "system" in levels:
+            human = system_means(human_item, judgments.systems or ())
+            names = [str(s) for s in human]
+            panels = {n: ([per_system[s][n] for s in names], [human[s] for s in names]) for n in items}
+            titles = {}
+            for n in items:
+                r = correlate(
+                    {s: per_system[s][n] for s in names},
+                    human_item,
+                    method="pearson",
+                    level="system",
+                    systems=judgments.systems,
+                )
+                titles[n] = f"{n}: system Pearson r = {r.coefficient:.3f}"
+            plot_scatter(
+                panels,
+                args.plot,
+                xlabel="corpus score",
+                ylabel="mean human score",
+                labels={n: names for n in items},
+                titles=titles,
+            )
+            print(f"capeval: scatter plot written to {args.plot}", file=sys.stderr)
+    print(f"capeval: correlate took {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``capeval correlate``."""
+    parser = subparsers.add_parser(
+        "correlate",
+        help="correlate metric scores with human judgments (Flickr8K, THumB, COMPOSITE)",
+        description="Correlation of capeval metrics (and score columns of the file) with human judgments, "
+        "at item level (one row per individual rating) and/or system level (corpus score per system).",
+    )
+    parser.add_argument("--dataset", choices=DATASETS, required=True, help="format of the judgments file")
+    parser.add_argument("--judgments", required=True, help="the human-judgment file")
+    parser.add_argument("--tokens", help="Flickr8k.token.txt (flickr8k-expert, flickr8k-cf)")
+    parser.add_argument("--references", help="references file (thumb: its jsonl; composite: JSON {image: [captions]})")
+    parser.add_argument(
+        "--metrics",
+        default=DEFAULT_METRICS,
+        help=f"comma-separated metric outputs, e.g. bleu-1,bleu-4,meteor,spice (default {DEFAULT_METRICS}); "
+        "'' for none",
+    )
+    parser.add_argument("--columns", default="", help="score columns of the file to correlate too (e.g. spice_f)")
+    parser.add_argument(
+        "--coefficients", default="kendall-c", help=f"comma-separated, from {', '.join(METHODS)} (default kendall-c)"
+    )
+    parser.add_argument("--level", choices=("item", "system", "both"), default="item")
+    parser.add_argument(
+        "--ratings",
+        choices=("individual", "mean"),
+        default="individual",
+        help="item level: one row per individual rating (default, as in the SPICE paper) or per item",
+    )
+    parser.add_argument("--tokenizer", default="ptb", help="ptb (default), ws or none")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--digits", type=int, default=4, help="decimals in text/LaTeX tables")
+    parser.add_argument("--output", help="also write the table to this file")
+    parser.add_argument(
+        "--plot", help="scatter plot file (.png/.svg/.pdf); with --level both, items go to <name>-items"
+    )
+    parser.add_argument("--exclude-systems", default="", help="comma-separated systems to leave out (e.g. Human)")
+    parser.add_argument("--limit", type=int, default=0, help="use only the first N items (quick runs)")
+    parser.set_defaults(func=run)
