@@ -29,6 +29,7 @@ from capeval.server.config import Settings
 from capeval.server.db import Database, upgrade_schema
 from capeval.server.intake import UploadError, parse_upload, validate_results
 from capeval.server.leaderboard import (
+    SignificanceCache,
     build_leaderboard,
     can_see_items,
     leaderboard_csv,
@@ -182,6 +183,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     app.state.metrics = metrics
     app.state.scorer_version = version
     phase_ids = _PhaseIds()
+    significance_cache = SignificanceCache()
     package = resources.files("capeval.server")
     templates = Jinja2Templates(directory=str(package / "templates"))
     templates.env.globals.update(version=__version__)
@@ -534,7 +536,12 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
         with db.read() as session:
             challenge = get_challenge(session, slug)
             return build_leaderboard(
-                session, challenge, user, n_resamples=settings.bootstrap_resamples, seed=settings.bootstrap_seed
+                session,
+                challenge,
+                user,
+                n_resamples=settings.bootstrap_resamples,
+                seed=settings.bootstrap_seed,
+                cache=significance_cache,
             )
 
     def drilldown_data(session: Any, submission_id: int, split_name: str, user: User) -> dict[str, Any]:

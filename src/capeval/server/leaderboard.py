@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,6 +29,7 @@ from capeval.server.scoring import compare_to_baseline
 __all__ = [
     "Leaderboard",
     "LeaderboardRow",
+    "SignificanceCache",
     "SplitBoard",
     "build_leaderboard",
     "can_see_items",
@@ -37,10 +39,23 @@ __all__ = [
     "scores_visible",
 ]
 
-#: Significance cache size (entries are small tuples); keyed by result ids, so never stale.
+#: Significance cache size (entries are small dicts); results are immutable, so entries never go stale.
 _SIG_CACHE_MAX = 20_000
-_sig_cache: dict[tuple[int, int, str, int, int], dict[str, float] | None] = {}
-_sig_lock = threading.Lock()
+
+
+class SignificanceCache:
+    """Paired-bootstrap outcomes keyed by (baseline result, entry result, column, resamples, seed).
+
+    One per application (result ids are only unique within one database).
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.data: dict[tuple[int, int, str, int, int], dict[str, float] | None] = {}
+
+
+#: SPICE outputs hidden from the HTML table: precision/recall parts (``spice-pr``, ``spice-object-re``).
+_SPICE_DETAIL = re.compile(r"^spice(-[a-z]+)?-(pr|re)$")
 
 
 def scores_visible(phase: Phase, user: User | None, now: datetime | None = None) -> bool:
@@ -105,6 +120,7 @@ class SplitBoard:
     n_images: int
     nrefs: str
     columns: list[str]
+    shown_columns: list[str]
     rows: list[LeaderboardRow]
     signatures: dict[str, str]
     scores_hidden: bool
@@ -121,26 +137,32 @@ class Leaderboard:
     bootstrap: dict[str, int]
 
 
+def display_columns(columns: list[str]) -> list[str]:
+    """Leaderboard columns: every corpus score except SPICE's per-category precision/recall
+    (the F-scores are shown; the JSON export keeps everything)."""
+    return [c for c in columns if not _SPICE_DETAIL.match(c)]
+
+
 def _significance(
-    base: Result, row: Result, columns: list[str], n_resamples: int, seed: int
+    cache: SignificanceCache, base: Result, row: Result, columns: list[str], n_resamples: int, seed: int
 ) -> dict[str, dict[str, float] | None]:
     out: dict[str, dict[str, float] | None] = {}
     base_items: dict[str, Any] | None = None
     row_items: dict[str, Any] | None = None
     for column in columns:
         key = (base.id, row.id, column, n_resamples, seed)
-        with _sig_lock:
-            if key in _sig_cache:
-                out[column] = _sig_cache[key]
+        with cache.lock:
+            if key in cache.data:
+                out[column] = cache.data[key]
                 continue
         if base_items is None:
             base_items = json.loads(base.items_json)
             row_items = json.loads(row.items_json)
         value = compare_to_baseline(base_items, row_items or {}, column, n_resamples=n_resamples, seed=seed)
-        with _sig_lock:
-            if len(_sig_cache) > _SIG_CACHE_MAX:
-                _sig_cache.clear()
-            _sig_cache[key] = value
+        with cache.lock:
+            if len(cache.data) > _SIG_CACHE_MAX:
+                cache.data.clear()
+            cache.data[key] = value
         out[column] = value
     return out
 
@@ -152,7 +174,7 @@ def build_leaderboard(
     *,
     n_resamples: int,
     seed: int,
-    significance: bool = True,
+    cache: SignificanceCache | None = None,
 ) -> Leaderboard:
     """Assemble every split table of ``challenge`` as ``user`` may see it."""
     now = utcnow()
@@ -195,8 +217,9 @@ def build_leaderboard(
                 scores=json.loads(result.scores_json) if visible else None,
                 drilldown=can_see_items(split, submission, user),
             )
-            if visible and significance and baseline is not None and result is not baseline:
-                row.significance = _significance(baseline, result, columns, n_resamples, seed)
+            if visible and cache is not None and baseline is not None and result is not baseline:
+                columns_shown = display_columns(columns)
+                row.significance = _significance(cache, baseline, result, columns_shown, n_resamples, seed)
             rows.append(row)
         if hidden_any and not any(r.scores for r in rows):
             signatures = {}
@@ -207,6 +230,7 @@ def build_leaderboard(
                 n_images=split.n_images,
                 nrefs=split.nrefs,
                 columns=columns,
+                shown_columns=display_columns(columns),
                 rows=rows,
                 signatures=signatures,
                 scores_hidden=hidden_any,

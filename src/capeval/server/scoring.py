@@ -37,8 +37,14 @@ SIGNIFICANCE_CONFIDENCE = 0.95
 
 
 def available_metrics(wanted: Sequence[str]) -> tuple[str, ...]:
-    """The wanted metrics this installation can construct, in the wanted order (others are logged)."""
-    from capeval.registry import get_metric, list_metrics
+    """The wanted metrics that can score here, in the wanted order.
+
+    Each candidate metric scores a one-item corpus once, so a metric whose optional data or
+    model is missing (METEOR's tables, SPICE's parser) is left out with a log line instead of
+    failing every job later.
+    """
+    from capeval.engines import evaluate
+    from capeval.registry import list_metrics
 
     present = set(list_metrics())
     out = []
@@ -47,8 +53,8 @@ def available_metrics(wanted: Sequence[str]) -> tuple[str, ...]:
             log.info("metric %s is not installed; not scored", name)
             continue
         try:
-            get_metric(name, tokenizer="none")
-        except Exception as exc:  # noqa: BLE001 - an optional metric that cannot start is skipped
+            evaluate(candidates=["a dog runs ."], references=[["a dog runs ."]], metrics=[name], tokenizer="none")
+        except Exception as exc:  # noqa: BLE001 - an optional metric that cannot run is skipped
             log.warning("metric %s unavailable (%s: %s); not scored", name, type(exc).__name__, exc)
             continue
         out.append(name)
@@ -94,21 +100,14 @@ reference_cache = _ReferenceCache()
 
 def _evaluate(
     ids: list[int], candidates: list[str], references: list[list[str]], metrics: Sequence[str], tokenizer: str
-) -> dict[str, Any]:
-    """``{metric: CorpusResult}`` from :func:`capeval.engines.evaluate`, or from each registry metric's
-    ``score`` when the engine is not installed."""
-    try:
-        from capeval.engines import evaluate
-        from capeval.io import Corpus
-    except ImportError:
-        from capeval.registry import get_metric
+) -> tuple[dict[str, Any], list[str]]:
+    """``({metric: CorpusResult}, output names in display order)`` from :func:`capeval.engines.evaluate`."""
+    from capeval.engines import evaluate
+    from capeval.io import Corpus
 
-        return {
-            name: get_metric(name, tokenizer=tokenizer).score(candidates=candidates, references=references, ids=ids)
-            for name in metrics
-        }
-    corpus = Corpus(ids=ids, candidates=candidates, references=references)
-    return dict(evaluate(corpus, metrics=tuple(metrics), tokenizer=tokenizer, progress=False).results)
+    corpus = Corpus(ids=tuple(ids), candidates=tuple(candidates), references=tuple(tuple(r) for r in references))
+    evaluation = evaluate(corpus, metrics=tuple(metrics), tokenizer=tokenizer, progress=False)
+    return dict(evaluation.results), list(evaluation.scores())
 
 
 def score_split(
@@ -125,7 +124,9 @@ def score_split(
     """
     ids = sorted(references)
     start = time.perf_counter()
-    results = _evaluate(ids, [candidates[i] for i in ids], [list(references[i]) for i in ids], metrics, tokenizer)
+    results, order = _evaluate(
+        ids, [candidates[i] for i in ids], [list(references[i]) for i in ids], metrics, tokenizer
+    )
     seconds = time.perf_counter() - start
     scores: dict[str, float] = {}
     signatures: dict[str, str] = {}
@@ -147,6 +148,8 @@ def score_split(
         stat_names[name] = list(result.stat_names)
         if result.ids is not None and list(result.ids) != ids:
             raise RuntimeError(f"{name}: the library returned items in a different order")
+    scores = {name: scores[name] for name in order if name in scores} | scores
+    item_scores = {name: item_scores[name] for name in scores if name in item_scores}
     items = {
         "ids": ids,
         "item_scores": item_scores,
