@@ -1,0 +1,82 @@
+"""Slow checks on the full data sets in ../shared and the COCO val2014 oracle output.
+
+Run with ``pytest -m slow``; each test skips cleanly when its data is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from capeval import get_metric
+from capeval.meta_eval import correlate, human_agreement, load_flickr8k_expert_tsv, load_thumb
+
+pytestmark = pytest.mark.slow
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+ORACLE = Path("/tmp/capeval-oracle")
+OFFICIAL_HUMAN = ORACLE / "human" / "official_scores_human.json"
+OFFICIAL_NAMES = {
+    "bleu-1": "Bleu_1",
+    "bleu-2": "Bleu_2",
+    "bleu-3": "Bleu_3",
+    "bleu-4": "Bleu_4",
+    "meteor": "METEOR",
+    "rouge-l": "ROUGE_L",
+    "cider-d": "CIDEr",
+}
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    return path
+
+
+def test_flickr8k_expert_dev_spice_tau_c() -> None:
+    ss = pytest.importorskip("scipy.stats")
+    j = load_flickr8k_expert_tsv(_need(SHARED / "flickr8k-expert-dev" / "flickr8k_expert_dev.tsv"))
+    ours = correlate(j.columns["spice_f"], j.ratings, method="kendall-c")
+    ref = ss.kendalltau(np.repeat(j.columns["spice_f"], 3), j.ratings.ravel(), variant="c")
+    assert ours.n == 8133
+    assert ours.coefficient == pytest.approx(ref.statistic, rel=1e-12)
+
+
+def test_thumb_system_level_pearson() -> None:
+    ss = pytest.importorskip("scipy.stats")
+    j = load_thumb(_need(SHARED / "thumb" / "mscoco_THumB-1.0.jsonl"), SHARED / "thumb" / "mscoco_references.json")
+    assert len(j) == 2500 and len(set(j.systems or ())) == 5
+    metric = get_metric("bleu", tokenizer="ws")
+    names = list(dict.fromkeys(j.systems or ()))
+    corpus, human = {}, []
+    for s in names:
+        idx = [i for i, x in enumerate(j.systems or ()) if x == s]
+        corpus[s] = metric.score(
+            candidates=[j.candidates[i] for i in idx], references=[j.references[i] for i in idx]
+        ).scores["bleu-4"]
+        human.append(float(np.mean(j.ratings[idx, 0])))
+    r = correlate(corpus, j.ratings, level="system", systems=j.systems, method="pearson")
+    assert r.n == 5
+    assert r.coefficient == pytest.approx(ss.pearsonr([corpus[s] for s in names], human).statistic, rel=1e-9)
+
+
+def test_val2014_fold_one_equals_official_human_agreement() -> None:
+    """Fold 1 of the leave-one-out table is the official protocol: same numbers as pycocoevalcap 1.2."""
+    official = json.loads(_need(OFFICIAL_HUMAN).read_text())
+    tok = official["tokenized"]
+    captions = {k: [tok["res"][k], *tok["gts"][k]] for k in tok["res"]}
+    names = ["bleu", "rouge-l", "cider-d"]
+    meteor_dir = sorted((ORACLE / "venv" / "lib").glob("python3*/site-packages/pycocoevalcap"))
+    if meteor_dir or os.environ.get("CAPEVAL_PYCOCOEVALCAP_DIR"):
+        if meteor_dir:
+            os.environ.setdefault("CAPEVAL_PYCOCOEVALCAP_DIR", str(meteor_dir[0]))
+        names.append("meteor")
+    metrics = [get_metric(n, tokenizer="none") for n in names]
+    table = human_agreement(captions, metrics, folds=[0])
+    assert table.n_images == 40504 and table.n_references == 4
+    for name, value in table.folds[0].items():
+        assert value == pytest.approx(official["corpus"][OFFICIAL_NAMES[name]], rel=1e-9, abs=1e-12), name
