@@ -82,7 +82,7 @@ class MorphaLemmatizer:
         if tag in ("NNS", "NNPS"):
             return self._noun(lower)
         if tag.startswith("VB"):
-            return self._verb(lower)
+            return self._verb(lower, tag)
         if tag.startswith("NNP"):
             return word
         return lower
@@ -117,14 +117,17 @@ class MorphaLemmatizer:
             return word[:-1]
         return word
 
-    def _verb(self, word: str) -> str:
+    def _verb(self, word: str, tag: str) -> str:
         if word in _AUX_LEMMAS:
             return _AUX_LEMMAS[word]
         exc = self.verb_exceptions.get(word)
         if exc:
             return exc[0]
         index = self.verb_index
-        for suffix in ("ing", "ed"):
+        if tag in ("VB", "VBP") and word in index:
+            return word  # base form ("swing", "sing", "need"): no suffix to strip
+        suffixes = {"VBG": ("ing",), "VBD": ("ed",), "VBN": ("ed",)}.get(tag, ("ing", "ed"))
+        for suffix in suffixes:
             if word.endswith(suffix) and len(word) > len(suffix) + 1:
                 stem = word[: -len(suffix)]
                 if suffix == "ed" and stem.endswith("i"):
@@ -142,7 +145,7 @@ class MorphaLemmatizer:
                     if cand in index:
                         return cand
                 return stem[:-1] if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" else stem
-        if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+        if word.endswith("s") and not word.endswith("ss") and len(word) > 2 and tag not in ("VBG", "VBD", "VBN"):
             candidates = []
             if word.endswith("ies"):
                 candidates.append(word[:-3] + "y")

