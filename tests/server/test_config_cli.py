@@ -1,0 +1,188 @@
+"""The challenge config file and ``capeval serve``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from capeval.cli.main import build_parser
+from capeval.server.config import load_config_file
+from capeval.server.db import Database, upgrade_schema
+from capeval.server.models import Phase, Split
+from capeval.server.services import install_challenge
+
+from .conftest import DATA, split_ids
+
+CONFIG = """
+[server]
+max_upload_bytes = 5_000_000
+metrics = ["bleu", "cider-d"]
+tokenizer = "ws"
+
+[[challenge]]
+slug = "my-challenge"
+title = "My challenge"
+
+[[challenge.splits]]
+name = "val"
+references = "{refs}"
+image_ids = {val}
+
+[[challenge.splits]]
+name = "test-c5"
+references = "{refs}"
+visibility = "hidden"
+image_ids = {test}
+
+[[challenge.phases]]
+name = "val"
+splits = ["val"]
+max_per_day = 10
+max_total = 100
+max_in_flight = 2
+
+[[challenge.phases]]
+name = "test"
+splits = ["test-c5"]
+max_per_day = 1
+scores_visible = "after_end"
+ends_at = "2030-01-01T00:00:00Z"
+"""
+
+
+def _write_config(tmp_path: Path) -> Path:
+    val, test = split_ids()
+    path = tmp_path / "challenge.toml"
+    refs = DATA / "captions_val2014_demo_subset.json"
+    path.write_text(CONFIG.format(refs=refs.as_posix(), val=json.dumps(val), test=json.dumps(test)))
+    return path
+
+
+def test_config_file_installs_challenge(tmp_path):
+    settings, challenges = load_config_file(_write_config(tmp_path))
+    assert settings.max_upload_bytes == 5_000_000 and settings.metrics == ("bleu", "cider-d")
+    db = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    upgrade_schema(db)
+    first = install_challenge(db, challenges[0])
+    assert install_challenge(db, challenges[0]) == first  # idempotent by slug
+    with db.read() as session:
+        splits = {s.name: s for s in session.scalars(select(Split))}
+        phases = {p.name: p for p in session.scalars(select(Phase))}
+        assert splits["test-c5"].visibility == "hidden" and splits["val"].n_images == 30
+        assert phases["test"].scores_visible == "after_end" and phases["test"].ends_at.year == 2030
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[server]\nbogus = 1\n", "unknown key(s) bogus"),
+        ('[[challenge]]\nslug = "x"\ntitle = "x"\nsplits = []\n', "phases"),
+        (
+            '[[challenge]]\nslug="x"\ntitle="x"\n'
+            'splits=[{name="a", references="r.json", visibility="secret"}]\nphases=[]\n',
+            "visibility must be",
+        ),
+        (
+            '[[challenge]]\nslug="x"\ntitle="x"\nsplits=[{name="a", references="r.json"}]\n'
+            'phases=[{name="p", splits=["b"]}]\n',
+            "unknown split",
+        ),
+        ("not toml = = =", "cannot parse config"),
+    ],
+)
+def test_bad_config_is_reported(tmp_path, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as info:
+        load_config_file(path)
+    assert message in str(info.value)
+
+
+def test_serve_is_registered():
+    args = build_parser().parse_args(["serve", "--port", "9999", "--workers", "0", "--no-demo"])
+    assert args.port == 9999 and args.workers == 0 and callable(args.func)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "capeval.cli.main",
+            "serve",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--tokenizer",
+            "ws",
+            "--metrics",
+            "bleu,rouge-l,cider-d",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
+def _wait_until(fn, timeout=90.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = fn()
+            if value:
+                return value
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise AssertionError("timed out")
+
+
+@pytest.mark.skipif(
+    not (Path(__file__).resolve().parents[2] / "src/capeval/data/coco_demo/captions_val2014_demo_subset.json").exists(),
+    reason="bundled demo data missing",
+)
+def test_capeval_serve_starts_with_demo(tmp_path):
+    process, url = _serve(tmp_path, "--demo-host-password", "demo-host-pass")
+    try:
+        health = _wait_until(lambda: httpx.get(f"{url}/health").json())
+        assert health["status"] == "ok"
+
+        def baseline_scored():
+            board = httpx.get(f"{url}/api/v1/challenges/coco-demo/leaderboard").json()
+            return board if all(s["entries"] for s in board["splits"]) else None
+
+        board = _wait_until(baseline_scored)
+        val = next(s for s in board["splits"] if s["split"] == "val")
+        assert val["n_images"] == 500 and val["entries"][0]["baseline"] and val["entries"][0]["scores"]["cider-d"] > 0
+        token = httpx.post(f"{url}/api/v1/tokens", json={"username": "host", "password": "demo-host-pass"})
+        assert token.status_code == 201
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    output = process.stdout.read()
+    assert "capeval server on http://127.0.0.1" in output, output
