@@ -216,3 +216,104 @@ def test_full_flickr8k_expert_dev(capsys: pytest.CaptureFixture[str]) -> None:
     ref = ss.kendalltau(np.repeat(j.columns["spice_f"], 3), j.ratings.ravel(), variant="c").statistic
     assert ours == pytest.approx(ref, rel=1e-12)
     assert ours == pytest.approx(0.4487, abs=1e-4)
+
+
+def _pascal_files(tmp_path: Path) -> tuple[Path, Path]:
+    scipy_io = pytest.importorskip("scipy.io")
+    pairs = [
+        ("a dog runs on the grass", "a cat sleeps", 40),  # humans prefer A (40 of 48 votes)
+        ("a red car", "a red car parked on the street", 10),  # humans prefer B
+    ]
+    new_input = np.empty((1, len(pairs)), dtype=object)
+    dtype = [("ref", object), ("a", object), ("b", object), ("winner", object)]
+    triplets = np.zeros((1, 48 * len(pairs)), dtype=dtype)
+    refs = [["a dog runs on the grass outside", "the dog is running on grass"], ["a red car parked on a street"]]
+    for i, (a, b, votes_a) in enumerate(pairs):
+        cell = np.empty((1, 3), dtype=object)
+        cell[0, :] = [f"img{i}.jpg", a, b]
+        new_input[0, i] = cell
+        for j in range(48):
+            triplets[0, 48 * i + j] = (refs[i][j % len(refs[i])], a, b, np.array([[1 if j < votes_a else -1]]))
+    scipy_io.savemat(tmp_path / "pair.mat", {"new_input": new_input, "category": np.array([[1, 4]])})
+    scipy_io.savemat(tmp_path / "consensus.mat", {"triplets": triplets})
+    return tmp_path / "pair.mat", tmp_path / "consensus.mat"
+
+
+def test_pascal50s_pairwise_accuracy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pair, consensus = _pascal_files(tmp_path)
+    code = main(
+        [
+            "correlate",
+            "--dataset",
+            "pascal50s",
+            "--judgments",
+            str(pair),
+            "--consensus",
+            str(consensus),
+            "--metrics",
+            "bleu-1,cider-d",
+            "--tokenizer",
+            "ws",
+            "--format",
+            "csv",
+        ]
+    )
+    assert code == 0
+    rows = _csv(capsys.readouterr().out)
+    assert [r["metric"] for r in rows] == ["bleu-1", "cider-d"]
+    assert set(rows[0]) == {"metric", "HC", "MM", "all"}
+    assert float(rows[1]["all"]) == 100.0  # CIDEr-D picks the human choice in both pairs
+    assert main(["correlate", "--dataset", "pascal50s", "--judgments", str(pair), "--metrics", "cider-d"]) == 2
+    assert "--consensus" in capsys.readouterr().err
+
+
+def test_kappa_columns_and_cumulative_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from capeval.meta_eval import cohen_kappa, load_flickr8k_expert_tsv
+
+    assert (
+        main(
+            [
+                "correlate",
+                "--dataset",
+                "flickr8k-expert-tsv",
+                "--judgments",
+                F8K,
+                "--metrics",
+                "",
+                "--columns",
+                "spice_f",
+                "--kappa",
+                "3",
+                "--format",
+                "csv",
+            ]
+        )
+        == 0
+    )
+    row = _csv(capsys.readouterr().out)[0]
+    j = load_flickr8k_expert_tsv(F8K)
+    threshold = float(row["at metric>="])
+    expected = cohen_kappa(np.repeat(j.columns["spice_f"], 3) >= threshold, j.ratings.ravel() >= 3)
+    assert float(row["kappa (human>=3)"]) == pytest.approx(expected)
+    plot = tmp_path / "cum.png"
+    assert (
+        main(
+            [
+                "correlate",
+                "--dataset",
+                "thumb",
+                "--judgments",
+                str(DATA / "thumb_head250.jsonl"),
+                "--references",
+                str(DATA / "thumb_references_head.jsonl"),
+                "--tokenizer",
+                "ws",
+                "--metrics",
+                "bleu-4",
+                "--cumulative",
+                str(plot),
+            ]
+        )
+        == 0
+    )
+    assert plot.exists()

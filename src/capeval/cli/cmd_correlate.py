@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from capeval.cli.main import CLIError
-from capeval.meta_eval import METHODS, HumanJudgments, correlate, system_means
+from capeval.meta_eval import METHODS, HumanJudgments, correlate, expand_ratings, kappa_grid, system_means
 from capeval.meta_eval import datasets as loaders
 from capeval.meta_eval.plots import plot_scatter
 from capeval.meta_eval.tables import FORMATS, Table
@@ -28,7 +28,7 @@ from capeval.meta_eval.tables import FORMATS, Table
 __all__ = ["DATASETS", "load_judgments", "metric_scores", "register", "run"]
 
 #: Dataset formats accepted by ``--dataset``.
-DATASETS = ("flickr8k-expert-tsv", "flickr8k-expert", "flickr8k-cf", "thumb", "composite")
+DATASETS = ("flickr8k-expert-tsv", "flickr8k-expert", "flickr8k-cf", "thumb", "composite", "pascal50s")
 #: Metrics reported when ``--metrics`` is not given (COCO metrics available everywhere).
 DEFAULT_METRICS = "bleu-1,bleu-4,rouge-l,cider-d"
 
@@ -134,8 +134,58 @@ def _plot_path(path: str, suffix: str) -> str:
     return os.fspath(p.with_name(f"{p.stem}-{suffix}{p.suffix}"))
 
 
+def run_pairwise(args: argparse.Namespace) -> int:
+    """PASCAL-50S: pairwise accuracy per category (HC, HI, HM, MM) instead of correlations."""
+    from capeval.engines.local import evaluate
+    from capeval.meta_eval import pairwise_accuracy
+
+    if not args.consensus:
+        raise CLIError("--dataset pascal50s needs --consensus consensus_pascal.mat")
+    pairs = loaders.load_pascal50s(args.judgments, args.consensus, n_references=args.n_references or None)
+    metric_names = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
+    if not metric_names:
+        raise CLIError("--dataset pascal50s needs --metrics")
+    wanted = [_split_metric(n, args.tokenizer) for n in metric_names]
+    keys = list(dict.fromkeys(k for k, _ in wanted))
+    # A and B are scored in one corpus so that CIDEr-D's document frequencies are shared.
+    n = len(pairs)
+    evaluation = evaluate(
+        candidates=[*pairs.candidates_a, *pairs.candidates_b],
+        references=[*pairs.references, *pairs.references],
+        metrics=keys,
+        tokenizer=args.tokenizer,
+    )
+    categories = list(dict.fromkeys(pairs.categories))
+    table = Table(["metric", *categories, "all"], digits=args.digits)
+    for key, out in wanted:
+        scores = evaluation.results[key].item_table[out]
+        r = pairwise_accuracy(
+            scores[:n],
+            scores[n:],
+            pairs.preference,
+            categories=pairs.categories,
+            metric_ties=args.metric_ties,
+            human_ties=args.human_ties,
+            seed=args.seed,
+        )
+        table.rows.append([out, *(100 * r.by_category[c][0] for c in categories), 100 * r.accuracy])
+    text = table.render(args.format)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    print(text)
+    if args.format == "text":
+        refs = len(pairs.references[0]) if pairs.references else 0
+        print(
+            f"\nPASCAL-50S: {n:,} pairs, {refs} references each; accuracy in %; metric ties: {args.metric_ties}, "
+            f"human ties: {args.human_ties}."
+        )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Body of ``capeval correlate``."""
+    if args.dataset == "pascal50s":
+        return run_pairwise(args)
     start = time.perf_counter()
     judgments = load_judgments(args)
     if args.exclude_systems:
@@ -172,10 +222,23 @@ def run(args: argparse.Namespace) -> int:
     for level in levels:
         for m in methods:
             header += [f"{level} {m}", "p"]
+    try:
+        kappa_levels = [float(t) for t in args.kappa.split(",") if t.strip()]
+    except ValueError:
+        raise CLIError(f"--kappa takes comma-separated human thresholds, got {args.kappa!r}") from None
+    for t in kappa_levels:
+        header += [f"kappa (human>={t:g})", "at metric>="]
     table = Table(header, digits=args.digits)
     n_rows: dict[str, int] = {}
     for name, scores in items.items():
         row: list[Any] = [name]
+        kappa_row: list[Any] = []
+        if kappa_levels:
+            x, y = expand_ratings(scores, ratings) if np.ndim(ratings) == 2 else (scores, ratings)
+            grid = kappa_grid(x, y, human_thresholds=kappa_levels)
+            for t in kappa_levels:
+                threshold, value = grid.best(t)
+                kappa_row += [value, threshold]
         for level in levels:
             for m in methods:
                 if level == "item":
@@ -185,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
                     r = correlate(corpus, judgments.mean_ratings(), method=m, level="system", systems=judgments.systems)
                 n_rows[level] = r.n
                 row += [r.coefficient, r.p_value]
-        table.rows.append(row)
+        table.rows.append(row + kappa_row)
     text = table.render(args.format)
     counts = ", ".join(f"{level}: n={n}" for level, n in n_rows.items())
     if args.output:
@@ -196,6 +259,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{judgments.name}: {len(judgments):,} items ({counts}; item level: {rows_note}).")
         for sig in signatures.values():
             print(f"  {sig}")
+    if args.cumulative:
+        if judgments.systems is None:
+            raise CLIError(f"--cumulative needs a dataset with systems; {judgments.name} has none")
+        from capeval.meta_eval import cumulative_by_system
+        from capeval.meta_eval.plots import plot_cumulative
+
+        labels = [s for s, row in zip(judgments.systems, judgments.ratings, strict=True) for v in row if np.isfinite(v)]
+        values = judgments.ratings[np.isfinite(judgments.ratings)]
+        plot_cumulative(cumulative_by_system(values, labels), args.cumulative, xlabel="human score")
+        print(f"capeval: cumulative distributions written to {args.cumulative}", file=sys.stderr)
     if args.plot:
         human_item = judgments.mean_ratings()
         if "item" in levels:
@@ -265,6 +338,27 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--plot", help="scatter plot file (.png/.svg/.pdf); with --level both, items go to <name>-items"
     )
+    parser.add_argument("--consensus", help="pascal50s: consensus_pascal.mat (--judgments is pair_pascal.mat)")
+    parser.add_argument(
+        "--n-references", type=int, default=5, help="pascal50s: references per pair (default 5; 0 = all 48)"
+    )
+    parser.add_argument(
+        "--metric-ties",
+        default="half",
+        choices=("half", "wrong", "right", "drop"),
+        help="pascal50s: credit for equal metric scores (default half)",
+    )
+    parser.add_argument(
+        "--human-ties",
+        default="drop",
+        choices=("drop", "half", "random"),
+        help="pascal50s: pairs with equal votes (default drop)",
+    )
+    parser.add_argument("--seed", type=int, default=12345, help="pascal50s: seed for --human-ties random")
+    parser.add_argument(
+        "--kappa", default="", help="human thresholds (e.g. 3,4): add the best Cohen's kappa per threshold"
+    )
+    parser.add_argument("--cumulative", help="plot cumulative human-score distributions per system to this file")
     parser.add_argument("--exclude-systems", default="", help="comma-separated systems to leave out (e.g. Human)")
     parser.add_argument("--limit", type=int, default=0, help="use only the first N items (quick runs)")
     parser.set_defaults(func=run)
