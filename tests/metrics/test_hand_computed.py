@@ -117,3 +117,25 @@ def test_score_batch_many_candidates_per_item() -> None:
     np.testing.assert_allclose(batch, single, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="out of range"):
         metric.score_batch(["a"], [5], REFS)
+
+
+def _lcs_dp(a: list[int], b: list[int]) -> int:
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = table[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(table[i - 1][j], table[i][j - 1])
+    return table[-1][-1]
+
+
+def test_bit_parallel_lcs_equals_dynamic_programming() -> None:
+    from capeval.metrics.rouge import lcs_lengths
+
+    rng = np.random.default_rng(1)
+    # Lengths from 0 to 150 cover both the 64-bit vectorized path and the long-sentence path.
+    sents = [list(rng.integers(0, 6, size=rng.integers(0, 150))) for _ in range(120)]
+    words = np.array([w for s in sents for w in s], dtype=np.int64)
+    lengths = np.array([len(s) for s in sents])
+    starts = np.cumsum(lengths) - lengths
+    left, right = rng.integers(0, 120, 300), rng.integers(0, 120, 300)
+    got = lcs_lengths(words, starts, lengths, left, right)
+    assert got.tolist() == [_lcs_dp(sents[a], sents[b]) for a, b in zip(left, right)]

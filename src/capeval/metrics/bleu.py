@@ -49,10 +49,15 @@ def clipped_matches(table: NgramTable, n_candidates: int, ref_item: IntArray, n:
     Returns:
         ``(n_items, n)`` integer matrix.
     """
+    is_cand_entry = table.sentence < n_candidates
+    # Only reference n-grams that occur in some candidate can be matched.
+    in_candidates = np.zeros(table.n_grams, dtype=bool)
+    in_candidates[table.gram[is_cand_entry]] = True
+    keep = is_cand_entry | in_candidates[table.gram]
+    sentence, gram, count = table.sentence[keep], table.gram[keep], table.count[keep]
     item_of_sentence = np.concatenate([np.arange(n_candidates, dtype=np.int64), ref_item])
-    item = item_of_sentence[table.sentence]
-    is_cand = (table.sentence < n_candidates).astype(np.int64)
-    count = table.count
+    item = item_of_sentence[sentence]
+    is_cand = (sentence < n_candidates).astype(np.int64)
     count_bits = max(1, int(count.max()).bit_length()) if count.shape[0] else 1
     gram_bits = max(1, int(table.n_grams).bit_length())
     item_bits = max(1, int(n_candidates).bit_length())
@@ -60,23 +65,19 @@ def clipped_matches(table: NgramTable, n_candidates: int, ref_item: IntArray, n:
         raise ValueError("corpus too large for one pass; score it in shards")
     # Sorting (item, gram, is_cand, count) puts each item's reference counts for a gram in
     # ascending order just before the candidate's own count for that gram.
-    key = (((item << gram_bits) | table.gram) << (count_bits + 1)) | (is_cand << count_bits) | count
+    key = (((item << gram_bits) | gram) << (count_bits + 1)) | (is_cand << count_bits) | count
     key = np.sort(key)
     group = key >> (count_bits + 1)
     cand_flag = (key >> count_bits) & 1
     value = key & ((1 << count_bits) - 1)
-    matched = np.zeros(key.shape[0], dtype=np.int64)
-    has_ref = np.zeros(key.shape[0], dtype=bool)
-    has_ref[1:] = (cand_flag[1:] == 1) & (cand_flag[:-1] == 0) & (group[1:] == group[:-1])
-    prev_value = np.zeros(key.shape[0], dtype=np.int64)
-    prev_value[1:] = value[:-1]
-    matched[has_ref] = np.minimum(value[has_ref], prev_value[has_ref])
-    cand_rows = cand_flag == 1
+    cand_rows = np.flatnonzero(cand_flag)
+    prev = np.maximum(cand_rows - 1, 0)
+    has_ref = (cand_rows > 0) & (cand_flag[prev] == 0) & (group[prev] == group[cand_rows])
+    matched = np.where(has_ref, np.minimum(value[cand_rows], value[prev]), 0)
     rows_item = group[cand_rows] >> gram_bits
-    rows_gram = group[cand_rows] & ((1 << gram_bits) - 1)
-    rows_order = table.orders_of(rows_gram)
-    out = np.zeros((n_candidates, n), dtype=np.int64)
-    np.add.at(out, (rows_item, rows_order - 1), matched[cand_rows])
+    rows_order = table.orders_of(group[cand_rows] & ((1 << gram_bits) - 1))
+    flat = np.bincount(rows_item * n + rows_order - 1, weights=matched, minlength=n_candidates * n)
+    out = np.rint(flat).astype(np.int64).reshape(n_candidates, n)
     return out
 
 

@@ -183,7 +183,7 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
     pos_in_sent = np.arange(n_tokens, dtype=np.int64) - np.repeat(starts, lengths)
     remaining = np.repeat(lengths, lengths) - pos_in_sent  # words from here to sentence end
 
-    pair_parts, prefix_parts, last_parts, order_parts = [], [], [], []
+    pair_parts, prefix_parts, last_parts = [], [], []
     offsets = [0]
     offset = 0
     id_at = np.zeros(n_tokens, dtype=np.int64)  # gram id (within order k-1) starting at each token
@@ -208,7 +208,6 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
         # Group equal (sentence, gram) pairs of this order with one sort of packed keys.
         pair_keys = np.sort((ids << sent_bits) | sent_of_token[positions])
         pair_parts.append(pair_keys + (offset << sent_bits))
-        order_parts.append(np.full(pair_keys.shape[0], k, dtype=np.int64))
         prefix_parts.append(prefix)
         last_parts.append(last)
         id_at[positions] = ids
@@ -221,8 +220,10 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
     unique_pairs = all_pairs[run_starts]
     sentence = unique_pairs & ((1 << sent_bits) - 1)
     gram = unique_pairs >> sent_bits
-    order = np.concatenate(order_parts)[run_starts]
     n_grams = offset
+    # Unique pairs are sorted by gram id, and each order owns one contiguous id range.
+    bounds = np.searchsorted(gram, np.asarray(offsets, dtype=np.int64))
+    order = np.repeat(np.arange(1, n + 1, dtype=np.int64), np.diff(bounds))
     return NgramTable(
         n=n,
         lengths=lengths,

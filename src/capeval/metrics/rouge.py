@@ -100,13 +100,11 @@ def lcs_lengths(words: IntArray, starts: IntArray, lengths: IntArray, left: IntA
     row_len, col_len = lengths[row], lengths[col]
 
     # Match masks: for every (row sentence, word), the bit set of its positions.
-    row_sents = np.unique(row)
+    row_sents = np.flatnonzero(np.bincount(row, minlength=lengths.shape[0]))
     rs_len = lengths[row_sents]
-    tok = np.repeat(starts[row_sents], rs_len) + (
-        np.arange(int(rs_len.sum()), dtype=np.int64) - np.repeat(np.cumsum(rs_len) - rs_len, rs_len)
-    )
+    tok_bit = np.arange(int(rs_len.sum()), dtype=np.int64) - np.repeat(np.cumsum(rs_len) - rs_len, rs_len)
+    tok = np.repeat(starts[row_sents], rs_len) + tok_bit
     tok_sent = np.repeat(row_sents, rs_len)
-    tok_bit = tok - np.repeat(starts[row_sents], rs_len)
     word_bits = max(1, int(words.max()).bit_length() if words.shape[0] else 1)
     key = (tok_sent << word_bits) | words[tok]
     key_sorted, order = sort_with_positions(key)
@@ -115,17 +113,30 @@ def lcs_lengths(words: IntArray, starts: IntArray, lengths: IntArray, left: IntA
     mask_keys = key_sorted[run_starts]
     masks = np.bitwise_or.reduceat(bits, run_starts) if bits.shape[0] else bits
 
-    # Scan columns in order of decreasing length so the active pairs are always a prefix.
+    # Scan columns in order of decreasing length so the active pairs are always a prefix;
+    # the queries of step t are stored contiguously ("t-major").
     by_len = np.argsort(-col_len, kind="stable")
     row, col, row_len, col_len, idx = row[by_len], col[by_len], row_len[by_len], col_len[by_len], idx[by_len]
-    v = np.full(row.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
     active_counts = np.searchsorted(-col_len, -np.arange(int(col_len[0])), side="left")
+    step_start = np.concatenate(([0], np.cumsum(active_counts)))
+    q_pair = np.concatenate([np.arange(a, dtype=np.int64) for a in active_counts])
+    q_step = np.repeat(np.arange(active_counts.shape[0], dtype=np.int64), active_counts)
+    q_key = (row[q_pair] << word_bits) | words[starts[col[q_pair]] + q_step]
+    # One sort joins every query with the mask of its (row sentence, word), if any.
+    both = np.concatenate([mask_keys << 1, (q_key << 1) | 1])
+    both_sorted, both_order = sort_with_positions(both)
+    group_starts, group_lengths = group_runs(both_sorted >> 1)
+    head = np.repeat(group_starts, group_lengths)
+    is_query = (both_sorted & 1) == 1
+    head_is_mask = (both_sorted[head] & 1) == 0
+    q_masks = np.zeros(q_key.shape[0], dtype=np.uint64)
+    q_index = both_order[is_query] - mask_keys.shape[0]
+    hit = head_is_mask[is_query]
+    q_masks[q_index[hit]] = masks[both_order[head[is_query][hit]]]
+
+    v = np.full(row.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
     for t, active in enumerate(active_counts):
-        w = words[starts[col[:active]] + t]
-        q = (row[:active] << word_bits) | w
-        pos = np.searchsorted(mask_keys, q)
-        pos_c = np.minimum(pos, mask_keys.shape[0] - 1)
-        m = np.where(mask_keys[pos_c] == q, masks[pos_c], np.uint64(0))
+        m = q_masks[step_start[t] : step_start[t + 1]]
         va = v[:active]
         u = va & m
         v[:active] = (va + u) | (va - u)

@@ -1,0 +1,219 @@
+"""capeval vs the official COCO evaluation, side by side: tokenizer, BLEU, ROUGE-L, CIDEr-D.
+
+Data: the COCO val2014 human-agreement protocol (40,504 images; each image's first caption
+scored against its next four), built from the captions file the official package bundles.
+
+Each stage runs in a fresh process for both implementations; the time is the stage alone
+(in-process, after loading the data), as the official figures are usually quoted, and the
+peak resident memory is that process's. Official scorer stages are fed the official
+tokenizer's output, capeval's are fed capeval's own (identical) output.
+
+Also measured: CIDEr-D as a reinforcement-learning reward (frozen document frequencies,
+batches of 10 images x 6 sampled captions), in captions per second, against the official
+``Cider`` scoring the same batches (one image entry per caption, its corpus df).
+
+Usage:  python bench/bench_coco_metrics.py [--repeat 3] [--images N] [--json OUT]
+Needs Java and network access to PyPI on first use (installs pycocoevalcap==1.2 into
+$CAPEVAL_ORACLE_DIR, default /tmp/capeval-oracle).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.oracle.oracle import human_agreement_protocol, oracle_python, run_official  # noqa: E402
+
+STAGES = ("tokenize", "bleu", "rouge-l", "cider-d")
+OFFICIAL_STAGE = {"bleu": "bleu", "rouge-l": "rouge", "cider-d": "cider"}
+#: Reward batches: images per batch and sampled captions per image (self-critical training defaults).
+BATCH_IMAGES, SAMPLES = 10, 6
+
+_OFFICIAL_STAGE_SCRIPT = r"""
+import json, resource, sys, time
+job = json.load(open(sys.argv[1], encoding="utf-8"))
+stage = job["stage"]
+if stage == "tokenize":
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+    gts = {i: [{"caption": c} for c in refs] for i, refs in enumerate(job["references"])}
+    res = {i: [{"caption": c}] for i, c in enumerate(job["candidates"])}
+    t = time.perf_counter(); tok = PTBTokenizer(); tok.tokenize(gts); tok.tokenize(res); dt = time.perf_counter() - t
+elif stage == "reward":
+    from pycocoevalcap.cider.cider import Cider
+    batches = job["batches"]
+    t = time.perf_counter()
+    for cands, refs in batches:
+        gts = {i: r for i, r in enumerate(refs)}
+        res = {i: [c] for i, c in enumerate(cands)}
+        Cider().compute_score(gts, res)
+    dt = time.perf_counter() - t
+else:
+    gts = {i: list(refs) for i, refs in enumerate(job["references"])}
+    res = {i: [c] for i, c in enumerate(job["candidates"])}
+    if stage == "bleu":
+        import io, contextlib
+        from pycocoevalcap.bleu.bleu import Bleu
+        t = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            Bleu(4).compute_score(gts, res)
+        dt = time.perf_counter() - t
+    elif stage == "rouge":
+        from pycocoevalcap.rouge.rouge import Rouge
+        t = time.perf_counter(); Rouge().compute_score(gts, res); dt = time.perf_counter() - t
+    else:
+        from pycocoevalcap.cider.cider import Cider
+        t = time.perf_counter(); Cider().compute_score(gts, res); dt = time.perf_counter() - t
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+# The JVM of the tokenizer and METEOR is a child process: count its peak too.
+print(json.dumps({"seconds": dt, "maxrss_mib": max(hwm, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024}))
+"""
+
+
+def _capeval_stage(job: dict[str, Any]) -> dict[str, float]:
+    """Run one capeval stage in this (fresh) process."""
+    stage = job["stage"]
+    if stage == "tokenize":
+        from capeval.tokenizers.ptb import PTBTokenizer
+
+        tokenizer = PTBTokenizer()
+        flat = [r for refs in job["references"] for r in refs]
+        start = time.perf_counter()
+        tokenizer.tokenize(flat)
+        tokenizer.tokenize(job["candidates"])
+        seconds = time.perf_counter() - start
+    elif stage == "reward":
+        import numpy as np
+
+        from capeval.metrics.cider import CIDErD, DocumentFrequencies
+
+        df = DocumentFrequencies.from_references(job["train_references"], name="train")
+        metric = CIDErD(df=df, tokenizer="none")
+        start = time.perf_counter()
+        for cands, refs in job["batches"]:
+            index = np.arange(len(cands)) // SAMPLES
+            metric.score_batch(cands, index, refs[::SAMPLES])
+        seconds = time.perf_counter() - start
+    else:
+        from capeval.registry import get_metric
+
+        metric = get_metric(stage, tokenizer="none")
+        start = time.perf_counter()
+        metric.score_tokenized(candidates=job["candidates"], references=job["references"])
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "maxrss_mib": _peak_rss_kib() / 1024}
+
+
+def _peak_rss_kib() -> int:
+    """Peak resident memory of this process image (VmHWM; ru_maxrss would count the parent's)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # pragma: no cover - non-Linux
+
+
+def _run(cmd: list[str], job: dict[str, Any]) -> dict[str, float]:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as fh:
+        json.dump(job, fh, ensure_ascii=False)
+        path = fh.name
+    try:
+        out = subprocess.run([*cmd, path], check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(path)
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the median is reported")
+    parser.add_argument("--images", type=int, default=0, help="use only the first N images (0: all 40,504)")
+    parser.add_argument("--stages", default=",".join((*STAGES, "reward")))
+    parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        with open(args.worker, encoding="utf-8") as fh:
+            print(json.dumps(_capeval_stage(json.load(fh))))
+        return 0
+
+    protocol = human_agreement_protocol()
+    if args.images:
+        protocol = {k: v[: args.images] for k, v in protocol.items()}
+    n = len(protocol["ids"])
+    print(f"COCO val2014 human-agreement protocol: {n:,} images, 1 candidate + 4 references each", flush=True)
+    official_tok = run_official(protocol["ids"], protocol["candidates"], protocol["references"], metrics=())
+    keys = [str(i) for i in range(n)]
+    tok_c = [official_tok["tokenized"]["candidates"][k] for k in keys]
+    tok_r = [official_tok["tokenized"]["references"][k] for k in keys]
+
+    python = str(oracle_python())
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(_OFFICIAL_STAGE_SCRIPT)
+        official_script = fh.name
+    capeval_cmd = [sys.executable, __file__, "--worker"]
+    rows = []
+    for stage in args.stages.split(","):
+        if stage == "tokenize":
+            job = {"stage": stage, "candidates": protocol["candidates"], "references": protocol["references"]}
+            official_job = job
+            unit = "s"
+        elif stage == "reward":
+            batches = []
+            for start in range(0, min(n, 2000), BATCH_IMAGES):
+                imgs = range(start, min(start + BATCH_IMAGES, n))
+                # Six "samples" per image: its candidate and references used as sampled captions.
+                cands = [([tok_c[i]] + tok_r[i] + [tok_c[i]])[s] for i in imgs for s in range(SAMPLES)]
+                refs = [tok_r[i] for i in imgs for _ in range(SAMPLES)]
+                batches.append((cands, refs))
+            job = {"stage": stage, "batches": batches, "train_references": tok_r}
+            official_job = {"stage": stage, "batches": batches}
+            unit = "captions/s"
+        else:
+            job = {"stage": stage, "candidates": tok_c, "references": tok_r}
+            official_job = {"stage": OFFICIAL_STAGE[stage], "candidates": tok_c, "references": tok_r}
+            unit = "s"
+        ours = [_run(capeval_cmd, job) for _ in range(args.repeat)]
+        theirs = [_run([python, official_script], official_job) for _ in range(args.repeat)]
+        t_ours = statistics.median(r["seconds"] for r in ours)
+        t_theirs = statistics.median(r["seconds"] for r in theirs)
+        row = {
+            "stage": stage,
+            "capeval_s": t_ours,
+            "official_s": t_theirs,
+            "speedup": t_theirs / t_ours,
+            "capeval_peak_mib": max(r["maxrss_mib"] for r in ours),
+            "official_peak_mib": max(r["maxrss_mib"] for r in theirs),
+        }
+        if unit == "captions/s":
+            n_caps = sum(len(c) for c, _ in job["batches"])
+            row["capeval_captions_per_s"] = n_caps / t_ours
+            row["official_captions_per_s"] = n_caps / t_theirs
+        rows.append(row)
+        print(
+            f"{stage:9s} capeval {t_ours:7.3f} s  official {t_theirs:7.3f} s  ratio {row['speedup']:6.1f}x  "
+            f"peak MiB capeval {row['capeval_peak_mib']:6.0f} official {row['official_peak_mib']:6.0f}"
+            + (f"  ({row['capeval_captions_per_s']:,.0f} vs {row['official_captions_per_s']:,.0f} captions/s)"
+               if unit == "captions/s" else ""),
+            flush=True,
+        )
+    os.unlink(official_script)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"n_images": n, "repeat": args.repeat, "rows": rows}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
