@@ -51,7 +51,7 @@ def test_rule4_copula_attribute_and_pp() -> None:
 
 
 def test_copula_multiword_preposition_and_stray_top() -> None:
-    """"the giraffe is on top of dirt": case + mwe words give "on top of"; "top" stays an object (quirk 4)."""
+    """ "the giraffe is on top of dirt": case + mwe words give "on top of"; "top" stays an object (quirk 4)."""
     g = graph(
         "the/DT giraffe/NN is/VBZ/be on/IN top/NN of/IN dirt/NN",
         [(7, 2, "nsubj"), (7, 3, "cop"), (7, 4, "case"), (4, 5, "mwe"), (4, 6, "mwe")],

@@ -127,6 +127,4 @@ class DepGraph:
 
     def describe(self, edges: Sequence[tuple[int, int, str]] | None = None) -> list[str]:
         """Readable edges ``rel(gov-word, dep-word)`` for debugging and test messages."""
-        return [
-            f"{rel}({self.tokens[g].word}-{g}, {self.tokens[d].word}-{d})" for g, d, rel in (edges or self.edges)
-        ]
+        return [f"{rel}({self.tokens[g].word}-{g}, {self.tokens[d].word}-{d})" for g, d, rel in (edges or self.edges)]

@@ -135,10 +135,14 @@ class MorphaLemmatizer:
                         return stem[:-1] + "y"
                     if stem + "e" in index:
                         return stem + "e"
-                ordered = [stem + "e", stem] if _cvc(stem) or stem.endswith(("c", "v", "u", "g", "z")) else [
-                    stem,
-                    stem + "e",
-                ]
+                ordered = (
+                    [stem + "e", stem]
+                    if _cvc(stem) or stem.endswith(("c", "v", "u", "g", "z"))
+                    else [
+                        stem,
+                        stem + "e",
+                    ]
+                )
                 if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS:
                     ordered.insert(0, stem[:-1])
                 for cand in ordered:

@@ -171,9 +171,7 @@ class SPICE(Metric):
         """Parser identity and synonym mode."""
         return (("parser", self.parser.fingerprint), ("syn", "yes" if self.synonyms else "no"))
 
-    def item_stats(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Statistics rows (see the module docstring)."""
         return self._score_items(candidates, references)[0]
 
@@ -347,9 +345,7 @@ class SPIDEr(Metric):
         """CIDEr-D's fields then SPICE's."""
         return (*self.cider.signature_fields(prepared), *self.spice.signature_fields(None))
 
-    def item_stats(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Rows ``[spider, 1, cider_d, spice]``."""
         cider_stats = self.cider.item_stats(candidates, references, prepared)
         cider = np.asarray(self.cider.item_outputs(np.asarray(cider_stats))[self.cider.primary], dtype=np.float64)

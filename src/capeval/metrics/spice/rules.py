@@ -254,9 +254,7 @@ def _plural_objects(graph: DepGraph, p: int) -> list[int]:
     for rel, d in graph.children(p):
         if not _is_plural(graph, d):
             continue
-        if rel in _DOBJ_IOBJ or (
-            rel.startswith("nmod:") and rel != "nmod:agent" and graph.children_by(d, ("case",))
-        ):
+        if rel in _DOBJ_IOBJ or (rel.startswith("nmod:") and rel != "nmod:agent" and graph.children_by(d, ("case",))):
             out.append(d)
     return out
 

@@ -196,9 +196,7 @@ def _restructure_copulas(tokens: dict[int, Token], e: _Edges, roots: list[int]) 
         pred = next((d for r, d in children if r in ("attr", "acomp")), None)
         pred_rel = "attr"
         if pred is None:
-            found = next(
-                ((r, d) for r, d in children if r.startswith("nmod:") and r not in _NON_PREDICATE_NMOD), None
-            )
+            found = next(((r, d) for r, d in children if r.startswith("nmod:") and r not in _NON_PREDICATE_NMOD), None)
             if found is None:
                 continue
             pred_rel, pred = found
@@ -270,11 +268,11 @@ def _consistent_tags(
 ) -> list[tuple[str, str, int, str]]:
     """Make tags and attachments agree the way a PCFG's joint analysis would.
 
-    spaCy tags and parses separately. Three repairs, each measured on official output:
+    spaCy tags and parses separately. Four repairs, each measured on official output:
     a noun-tagged clause head with a subject ("a girl peeks through ...": peeks/NNS) becomes
     a verb; a verb-less sentence "DT NOUN NOUNS ..." whose last noun can be a verb ("a dog
     rolls on the ground", parsed as a compound noun) becomes subject + verb; "each other"
-    has a noun "other", as the PCFG tags it.
+    has a noun "other", as the PCFG tags it; a participle before its noun is an adjective.
     """
     words = list(words)
     has_subject = {w[2] for w in words if w[3] in ("nsubj", "nsubjpass")}
@@ -284,6 +282,9 @@ def _consistent_tags(
             words[i] = (text, new, head, dep)
         elif text.lower() == "other" and i > 0 and words[i - 1][0].lower() == "each":
             words[i] = (text, "NN", head, dep)
+        elif tag in ("VBN", "VBG") and dep == "amod" and head > i:
+            # Pre-nominal participles are adjectives to the PCFG ("fenced area", "melted cheese").
+            words[i] = (text, "JJ", head, dep)
     if not any(w[1].startswith("VB") or w[1] == "MD" for w in words):
         for r, (text, tag, head, dep) in enumerate(words):
             if dep != "ROOT" or tag not in ("NN", "NNS") or r == 0:
@@ -394,9 +395,7 @@ class SpacyParser:
             try:
                 nlp = spacy.load(self.model, exclude=["ner", "senter"], disable=["lemmatizer"])
             except OSError as exc:
-                raise ImportError(
-                    f"spaCy model {self.model!r} is not installed: pip install 'capeval[spice]'"
-                ) from exc
+                raise ImportError(f"spaCy model {self.model!r} is not installed: pip install 'capeval[spice]'") from exc
             # PTB keeps intra-word hyphens ("double-decker"); drop spaCy's hyphen infix rule.
             infixes = [p for p in nlp.Defaults.infixes if _HYPHEN_INFIX not in p]
             nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
