@@ -186,3 +186,17 @@ def test_capeval_serve_starts_with_demo(tmp_path):
             process.kill()
     output = process.stdout.read()
     assert "capeval server on http://127.0.0.1" in output, output
+
+
+def test_documented_config_example_parses(tmp_path):
+    docs = Path(__file__).resolve().parents[2] / "docs" / "server.md"
+    if not docs.exists():
+        pytest.skip("docs/server.md not present")
+    text = docs.read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "example.toml"
+    path.write_text(block)
+    settings, challenges = load_config_file(path)
+    assert settings.database_url.startswith("postgresql+psycopg://")
+    assert [s.visibility for s in challenges[0].splits] == ["public", "hidden", "hidden"]
+    assert challenges[0].phases[1].splits == ["test-c5", "test-c40"]
