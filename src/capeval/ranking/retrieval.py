@@ -45,6 +45,8 @@ BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 
 TIE_RULES = ("pessimistic", "optimistic", "index")
+#: Queries processed per block when counting ranks (bounds memory to block x n_pool).
+_BLOCK = 256
 #: The cut-offs reported by Hodosh et al. (2013) and most later work.
 DEFAULT_KS = (1, 5, 10)
 
@@ -120,9 +122,30 @@ def _order(scores: FloatArray, relevant: BoolArray, ties: str) -> IntArray:
         return np.argsort(-scores, axis=1, kind="stable")
     # lexsort: last key is primary. Pessimistic puts relevant items after tied non-relevant ones.
     secondary = relevant if ties == "pessimistic" else ~relevant
-    out = np.empty(scores.shape, dtype=np.int64)
-    for q in range(scores.shape[0]):
-        out[q] = np.lexsort((secondary[q], -scores[q]))
+    out: IntArray = np.lexsort((secondary, -scores), axis=-1)
+    return out
+
+
+def _first_ranks(s: FloatArray, rel: BoolArray, ties: str) -> IntArray:
+    """Rank of the first relevant item per query by counting (no full sort); 0 when none is relevant."""
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+    out = np.zeros(s.shape[0], dtype=np.int64)
+    for start in range(0, s.shape[0], _BLOCK):
+        block, rblock = s[start : start + _BLOCK], rel[start : start + _BLOCK]
+        has = rblock.any(axis=1)
+        best = np.where(rblock, block, -np.inf).max(axis=1, initial=-np.inf)[:, None]
+        above = (block > best).sum(axis=1)
+        tied = block == best
+        if ties == "optimistic":
+            rank = above + 1
+        elif ties == "pessimistic":
+            rank = above + (tied & ~rblock).sum(axis=1) + 1
+        else:  # pool order among the tied items, up to the first tied relevant one
+            first = np.argmax(tied & rblock, axis=1)
+            before = np.cumsum(tied, axis=1) - tied  # tied items strictly before each position
+            rank = above + before[np.arange(block.shape[0]), first] + 1
+        out[start : start + _BLOCK] = np.where(has, rank, 0)
     return out
 
 
@@ -150,9 +173,7 @@ def first_relevant_ranks(scores: Any, relevant: Any, *, ties: str = "pessimistic
     empty = np.flatnonzero(~rel.any(axis=1))
     if empty.size:
         raise ValueError(f"query {int(empty[0])} has no gold item")
-    order = _order(s, rel, ties)
-    hit = np.take_along_axis(rel, order, axis=1)
-    return (np.argmax(hit, axis=1) + 1).astype(np.int64)
+    return _first_ranks(s, rel, ties)
 
 
 def recall_at_k(ranks: Any, k: int) -> float:
@@ -191,9 +212,8 @@ def success_at_k(scores: Any, relevant: Any, k: int, *, ties: str = "pessimistic
         raise ValueError(f"k must be positive, got {k}")
     s = _scores(scores)
     rel = _relevance(relevant, s.shape)
-    order = _order(s, rel, ties)
-    hit = np.take_along_axis(rel, order[:, :k], axis=1)
-    return float(np.mean(hit.any(axis=1)))
+    ranks = _first_ranks(s, rel, ties)
+    return float(np.mean((ranks >= 1) & (ranks <= k)))
 
 
 def r_precision(scores: Any, relevant: Any, *, ties: str = "pessimistic") -> tuple[float, int]:

@@ -27,6 +27,8 @@ __all__ = ["PermutationResult", "paired_permutation_test"]
 
 #: Largest number of pairs enumerated exactly when ``exact`` is left to ``None`` (2^16 = 65,536 patterns).
 EXACT_MAX_PAIRS = 16
+#: Largest number of pairs accepted with ``exact=True`` (2^24, about 17 million patterns).
+EXACT_LIMIT = 24
 #: Swap patterns evaluated per block (bounds memory to block x n values).
 _BLOCK = 4096
 #: Relative tolerance when comparing a permuted statistic with the observed one, so that values
@@ -121,8 +123,8 @@ def paired_permutation_test(
     n = x.size
     if exact is None:
         exact = n <= EXACT_MAX_PAIRS
-    if exact and n > 30:
-        raise ValueError(f"exact enumeration of 2^{n} swap patterns is not feasible; use exact=False")
+    if exact and n > EXACT_LIMIT:
+        raise ValueError(f"exact enumeration of 2^{n} swap patterns is not feasible (max {EXACT_LIMIT} pairs)")
     observed = float(_stat(x, statistic) - _stat(y, statistic))
 
     def null_block(swap: np.ndarray) -> FloatArray:
