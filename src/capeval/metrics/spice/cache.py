@@ -76,8 +76,9 @@ class TupleCache:
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None:
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
             return conn
+        # A connection inherited through fork must not be used by the child: open a new one.
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
         try:
@@ -94,6 +95,7 @@ class TupleCache:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
         self._local.conn = conn
+        self._local.pid = os.getpid()
         return conn
 
     def get(self, texts: Iterable[str]) -> dict[str, Tuples]:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from capeval.metrics.base import FloatArray, Metric
+from capeval.metrics.base import CorpusResult, FloatArray, Metric, check_inputs
 from capeval.metrics.spice.cache import TupleCache, default_cache_path
 from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
 from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed
@@ -128,6 +128,8 @@ class SPICE(Metric):
     name: ClassVar[str] = "spice"
     outputs: ClassVar[tuple[str, ...]] = _output_names()
     official_names: ClassVar[Mapping[str, str]] = {"spice": "SPICE"}
+    #: Items share one batched parse and an on-disk cache: keep them in one process.
+    parallel_safe: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -197,12 +199,15 @@ class SPICE(Metric):
         ids: Sequence[Any] | None = None,
         prepared: Any = None,
         progress: bool = False,
-    ) -> Any:
-        """Score tokenized captions; the result carries per-item tuples in ``details``."""
-        from capeval.metrics.base import check_inputs
+        workers: int = 1,
+    ) -> CorpusResult:
+        """Score tokenized captions; the result carries per-item tuples in ``details``.
 
+        Parsing dominates the cost and is batched over all distinct captions at once, so
+        ``progress`` and ``workers`` are accepted for interface compatibility and ignored.
+        """
         check_inputs(candidates, references, ids)
-        stats, details = self._score_items(candidates, references, progress=progress)
+        stats, details = self._score_items(candidates, references)
         return self.result_from_stats(
             stats, prepared=prepared, references=references, ids=ids, details=details if self.detailed else None
         )
@@ -248,7 +253,7 @@ class SPICE(Metric):
         return graph
 
     def _score_items(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], progress: bool = False
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]]
     ) -> tuple[FloatArray, list[dict[str, Any]]]:
         parsed = self.parse([*candidates, *(r for refs in references for r in refs)])
         width = len(_CATEGORY_STATS)
@@ -323,6 +328,7 @@ class SPIDEr(Metric):
     name: ClassVar[str] = "spider"
     outputs: ClassVar[tuple[str, ...]] = ("spider", "spider-cider-d", "spider-spice")
     official_names: ClassVar[Mapping[str, str]] = {}
+    parallel_safe: ClassVar[bool] = False
 
     def __init__(self, *, tokenizer: str | Tokenizer = "ptb", **spice_options: Any) -> None:
         super().__init__(tokenizer=tokenizer)
