@@ -77,7 +77,8 @@ else:
         t = time.perf_counter(); Cider().compute_score(gts, res); dt = time.perf_counter() - t
 hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
 # The JVM of the tokenizer and METEOR is a child process: count its peak too.
-print(json.dumps({"seconds": dt, "maxrss_mib": max(hwm, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024}))
+peak = max(hwm, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps({"seconds": dt, "maxrss_mib": peak / 1024}))
 """
 
 

@@ -303,7 +303,9 @@ def read_references(path: PathLike) -> dict[ImageId, list[str]]:
             where = f"key {key!r}"
             caps = [value] if isinstance(value, str) else value
             if not isinstance(caps, list):
-                raise CaptionFileError(f"{name}: {where}: expected a list of reference captions, got {type(value).__name__}")
+                raise CaptionFileError(
+                    f"{name}: {where}: expected a list of reference captions, got {type(value).__name__}"
+                )
             target = slot(where, key)
             for j, cap in enumerate(caps):
                 target.append(_check_caption(name, where, cap, f"reference {j}"))

@@ -74,7 +74,7 @@ def test_empty_candidate_is_defined() -> None:
 
 
 def test_long_caption_rouge_and_cider() -> None:
-    long = " ".join(["word%d" % (i % 97) for i in range(3000)])
+    long = " ".join(f"word{i % 97}" for i in range(3000))
     for metric in (ROUGEL(tokenizer="none"), CIDErD(tokenizer="none"), BLEU(tokenizer="none")):
         r = metric.score_tokenized(candidates=[long, "a b"], references=[[long, "x"], ["a b"]])
         assert np.isfinite(r.item_scores).all()
@@ -138,4 +138,4 @@ def test_bit_parallel_lcs_equals_dynamic_programming() -> None:
     starts = np.cumsum(lengths) - lengths
     left, right = rng.integers(0, 120, 300), rng.integers(0, 120, 300)
     got = lcs_lengths(words, starts, lengths, left, right)
-    assert got.tolist() == [_lcs_dp(sents[a], sents[b]) for a, b in zip(left, right)]
+    assert got.tolist() == [_lcs_dp(sents[a], sents[b]) for a, b in zip(left, right, strict=True)]

@@ -20,8 +20,8 @@ def main(in_path, out_path):
     with open(in_path, encoding="utf-8") as fh:
         job = json.load(fh)
     keys = list(range(len(job["ids"])))
-    gts = {k: [{"caption": c} for c in refs] for k, refs in zip(keys, job["references"])}
-    res = {k: [{"caption": c}] for k, c in zip(keys, job["candidates"])}
+    gts = {k: [{"caption": c} for c in refs] for k, refs in zip(keys, job["references"], strict=True)}
+    res = {k: [{"caption": c}] for k, c in zip(keys, job["candidates"], strict=True)}
     timings = {}
     if job.get("tokenize", True):
         from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
@@ -42,7 +42,7 @@ def main(in_path, out_path):
 
     def put(name, score, scores):
         corpus[name] = float(score)
-        for k, value in zip(scored, scores):
+        for k, value in zip(scored, scores, strict=True):
             per_item[str(k)][name] = float(value)
 
     metrics = job.get("metrics", ["bleu", "meteor", "rouge", "cider"])
@@ -55,7 +55,7 @@ def main(in_path, out_path):
             score, scores = Bleu(4).compute_score(gts_tok, res_tok, verbose=1)
         timings["bleu"] = time.perf_counter() - start
         for i in range(4):
-            put("Bleu_%d" % (i + 1), score[i], scores[i])
+            put(f"Bleu_{i + 1}", score[i], scores[i])
         import ast
 
         bleu_stats = ast.literal_eval(buffer.getvalue().strip().splitlines()[0])

@@ -12,7 +12,9 @@ from capeval.data import demo_paths
 __all__ = ["register"]
 
 #: The official evaluation's printout for the same data (pycocoevalcap 1.2 demo notebook).
-OFFICIAL_DEMO = "Bleu_1 0.579  Bleu_2 0.404  Bleu_3 0.279  Bleu_4 0.191  METEOR 0.195  ROUGE_L 0.396  CIDEr 0.600  SPICE 0.133"
+OFFICIAL_DEMO = (
+    "Bleu_1 0.579  Bleu_2 0.404  Bleu_3 0.279  Bleu_4 0.191  METEOR 0.195  ROUGE_L 0.396  CIDEr 0.600  SPICE 0.133"
+)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from typing import Any
 
@@ -28,6 +30,8 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         "--tokenizer", default="ptb", help="ptb (the COCO tokenizer, default), ws (lower-case + split), none"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    parser.add_argument("--workers", default="auto",
+                        help="worker processes for large corpora: a number, or 'auto' (one per CPU core)")
 
 
 def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, require_all: bool = False) -> int:
@@ -38,8 +42,11 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
         raise ValueError("no metrics selected")
     progress = not args.quiet and sys.stderr.isatty()
     if not args.quiet:
+        logging.getLogger("capeval").setLevel(logging.INFO)
+    if not args.quiet:
         print(f"capeval: scoring {len(corpus):,} images with {', '.join(metrics)}", file=sys.stderr)
-    evaluation = evaluate(corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress)
+    evaluation = evaluate(corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress,
+                          workers=_workers(args.workers))
     if args.format == "json":
         print(format_json(evaluation))
     elif args.format == "csv":
@@ -51,6 +58,18 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
         if not args.quiet:
             print(f"capeval: per-image scores written to {args.per_image}", file=sys.stderr)
     return 0
+
+
+def _workers(value: str) -> int:
+    if value == "auto":
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    try:
+        count = int(value)
+    except ValueError:
+        raise ValueError(f"--workers must be a positive number or 'auto', got {value!r}") from None
+    if count < 1:
+        raise ValueError(f"--workers must be a positive number or 'auto', got {value!r}")
+    return count
 
 
 def _run(args: argparse.Namespace) -> int:

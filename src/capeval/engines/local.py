@@ -9,7 +9,6 @@ signatures.
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,7 +69,7 @@ class Evaluation:
             for output in _ordered(result):
                 column = result.item_table[output]
                 label = names.get(output, output)
-                for image_id, value in zip(self.ids, column):
+                for image_id, value in zip(self.ids, column, strict=True):
                     table[image_id][label] = float(value)
         return table
 
@@ -121,6 +120,7 @@ def evaluate(
     tokenizer: str = "ptb",
     progress: bool = False,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    workers: int = 1,
 ) -> Evaluation:
     """Score a corpus with several metrics, tokenizing it once.
 
@@ -131,6 +131,7 @@ def evaluate(
         tokenizer: Tokenizer for metrics built here (``"ptb"``: the COCO tokenizer).
         progress: Progress bars on stderr.
         metric_options: Extra constructor options per metric key.
+        workers: Worker processes for metrics whose items are independent (large corpora only).
 
     Example:
         >>> ev = evaluate(candidates=["a dog runs"], references=[["a dog runs", "a dog running"]],
@@ -167,9 +168,11 @@ def evaluate(
             timings[f"tokenize:{tok_name}" if len(tokenized) > 1 else "tokenize"] = time.perf_counter() - start
         cand_tok, ref_tok = tokenized[tok_name]
         if progress:
-            print(f"capeval: scoring {key} on {len(cand_tok):,} items", file=sys.stderr)
+            log.info("scoring %s on %s items", key, f"{len(cand_tok):,}")
         start = time.perf_counter()
-        results[key] = metric.score_tokenized(candidates=cand_tok, references=ref_tok, ids=item_ids, progress=progress)
+        results[key] = metric.score_tokenized(
+            candidates=cand_tok, references=ref_tok, ids=item_ids, progress=progress, workers=workers
+        )
         timings[key] = time.perf_counter() - start
         log.debug("%s: %.3f s", key, timings[key])
     return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)

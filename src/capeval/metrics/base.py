@@ -29,6 +29,17 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Items per chunk when scoring with a progress bar.
 _CHUNK = 4096
+#: Fewer items than this are always scored in one process (forking costs more than it saves).
+_PARALLEL_MIN_ITEMS = 8192
+
+# The job a forked worker reads (inherited through fork, never pickled).
+_FORK_JOB: tuple[Any, ...] | None = None
+
+
+def _fork_chunk(bounds: tuple[int, int]) -> Any:
+    metric, candidates, references, prepared = _FORK_JOB  # type: ignore[misc]
+    start, stop = bounds
+    return metric.item_stats(candidates[start:stop], references[start:stop], prepared)
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,8 @@ class Metric(abc.ABC):
     #: Output name -> key used by the official COCO evaluation (``"CIDEr"``), where one exists.
     official_names: ClassVar[Mapping[str, str]] = {}
     higher_is_better: ClassVar[bool] = True
+    #: Items are independent given ``prepare()``'s result, so shards may run in worker processes.
+    parallel_safe: ClassVar[bool] = True
 
     def __init__(self, *, tokenizer: str | Tokenizer = "ptb") -> None:
         self.tokenizer: Tokenizer = get_tokenizer(tokenizer)
@@ -201,6 +214,7 @@ class Metric(abc.ABC):
         ids: Sequence[Hashable] | None = None,
         prepared: Any = None,
         progress: bool = False,
+        workers: int = 1,
     ) -> CorpusResult:
         """Score raw captions: validate, tokenize, prepare, collect statistics, reduce.
 
@@ -211,6 +225,7 @@ class Metric(abc.ABC):
             prepared: Reuse corpus-level reference data from an earlier :meth:`prepare`
                 (tokenized with the same tokenizer); computed from ``references`` if omitted.
             progress: Show a progress bar on stderr.
+            workers: Worker processes for large corpora (forked; results are identical).
 
         Raises:
             ValueError: on misaligned or malformed input, naming the item.
@@ -218,7 +233,7 @@ class Metric(abc.ABC):
         check_inputs(candidates, references, ids)
         cand_tok, ref_tok = self.tokenize(candidates, references)
         return self.score_tokenized(
-            candidates=cand_tok, references=ref_tok, ids=ids, prepared=prepared, progress=progress
+            candidates=cand_tok, references=ref_tok, ids=ids, prepared=prepared, progress=progress, workers=workers
         )
 
     def score_tokenized(
@@ -229,12 +244,13 @@ class Metric(abc.ABC):
         ids: Sequence[Hashable] | None = None,
         prepared: Any = None,
         progress: bool = False,
+        workers: int = 1,
     ) -> CorpusResult:
         """Score captions that are already tokenized (space-joined tokens)."""
         check_inputs(candidates, references, ids)
         if prepared is None:
             prepared = self.prepare(references)
-        stats = self._collect(candidates, references, prepared, progress)
+        stats = self._collect(candidates, references, prepared, progress, workers)
         return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids)
 
     def result_from_stats(
@@ -264,10 +280,17 @@ class Metric(abc.ABC):
         )
 
     def _collect(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any, progress: bool
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Any,
+        progress: bool,
+        workers: int = 1,
     ) -> FloatArray:
         n = len(candidates)
-        if not progress or n <= _CHUNK:
+        if workers > 1 and self.parallel_safe and n >= _PARALLEL_MIN_ITEMS and _can_fork():
+            rows = self._collect_forked(candidates, references, prepared, workers)
+        elif not progress or n <= _CHUNK:
             rows = self.item_stats(candidates, references, prepared)
         else:
             from tqdm import tqdm
@@ -280,6 +303,30 @@ class Metric(abc.ABC):
                     bar.update(stop - start)
             rows = np.concatenate(parts) if parts else np.zeros((0, len(self.stat_names)))
         return np.asarray(rows, dtype=np.float64).reshape(n, len(self.stat_names))
+
+    def _collect_forked(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any, workers: int
+    ) -> FloatArray:
+        """Statistics of contiguous shards computed in forked processes, concatenated in order."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        global _FORK_JOB
+        n = len(candidates)
+        bounds = np.linspace(0, n, workers + 1).astype(int)
+        _FORK_JOB = (self, candidates, references, prepared)
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                parts = list(pool.map(_fork_chunk, zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)))
+        finally:
+            _FORK_JOB = None
+        return np.concatenate(parts)
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 class MeanMetric(Metric):

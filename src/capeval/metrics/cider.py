@@ -29,14 +29,21 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from capeval.metrics.base import FloatArray, MeanMetric
-from capeval.metrics.ngrams import IntArray, NgramTable, count_ngrams, group_runs, sort_with_positions
+from capeval.metrics.ngrams import (
+    IntArray,
+    NgramTable,
+    count_ngrams,
+    group_runs,
+    ranks_within,
+    sort_with_positions,
+)
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["CIDEr", "CIDErD", "DocumentFrequencies"]
@@ -200,6 +207,8 @@ class _CIDErBase(MeanMetric):
     clip: bool
     sigma: float | None
     scale: float
+    # Shards would each count the corpus document frequencies again; one pass is faster.
+    parallel_safe = False
 
     def __init__(self, *, n: int = CIDER_MAX_N, df: DocumentFrequencies | str | None = None,
                  tokenizer: str | Tokenizer = "ptb") -> None:
@@ -299,8 +308,7 @@ class _CIDErBase(MeanMetric):
         pair_start = np.cumsum(pairs_per_cand) - pairs_per_cand
         n_pairs = int(pairs_per_cand.sum())
         pair_cand = np.repeat(np.arange(n_cands, dtype=np.int64), pairs_per_cand)
-        pair_ref = np.arange(n_pairs, dtype=np.int64) - np.repeat(pair_start, pairs_per_cand)
-        pair_ref += first_ref[item_of_cand][pair_cand]  # index into flat references
+        pair_ref = ranks_within(pairs_per_cand) + first_ref[item_of_cand][pair_cand]  # index into flat references
 
         dots = self._dot_products(table, weight, order0, is_ref_entry, item_of_cand, ref_item,
                                   first_ref, pair_start, n_cands, n_pairs)
@@ -335,8 +343,7 @@ class _CIDErBase(MeanMetric):
         ref_pos = np.flatnonzero(is_ref_sorted & (n_cand_in_run[run_of] > 0))
         n_partner = n_cand_in_run[run_of[ref_pos]]
         rep_ref_pos = np.repeat(ref_pos, n_partner)
-        within = np.arange(int(n_partner.sum()), dtype=np.int64) - np.repeat(np.cumsum(n_partner) - n_partner, n_partner)
-        rep_cand = order[run_starts[run_of[rep_ref_pos]] + within]
+        rep_cand = order[run_starts[run_of[rep_ref_pos]] + ranks_within(n_partner)]
         rep_ref = order[rep_ref_pos]
         wc, wr = weight[rep_cand], weight[rep_ref]
         contrib = (np.minimum(wc, wr) if self.clip else wc) * wr

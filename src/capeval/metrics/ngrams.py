@@ -18,7 +18,9 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["IntArray", "NgramTable", "count_ngrams", "encode_words", "group_runs", "sort_with_positions"]
+__all__ = [
+    "IntArray", "NgramTable", "count_ngrams", "encode_words", "group_runs", "ranks_within", "sort_with_positions",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -44,6 +46,13 @@ def sort_with_positions(keys: IntArray) -> tuple[IntArray, IntArray]:
         return packed >> pos_bits, order
     order = np.argsort(keys, kind="stable").astype(np.int64)
     return keys[order], order
+
+
+def ranks_within(counts: IntArray) -> IntArray:
+    """``0..c-1`` for each group of size ``c``, concatenated: ``[2, 3] -> [0, 1, 0, 1, 2]``."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def group_runs(sorted_keys: IntArray) -> tuple[IntArray, IntArray]:
@@ -179,8 +188,7 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
 
     n_tokens = words.shape[0]
     sent_of_token = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
-    starts = np.cumsum(lengths) - lengths
-    pos_in_sent = np.arange(n_tokens, dtype=np.int64) - np.repeat(starts, lengths)
+    pos_in_sent = ranks_within(lengths)
     remaining = np.repeat(lengths, lengths) - pos_in_sent  # words from here to sentence end
 
     pair_parts, prefix_parts, last_parts = [], [], []

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics.base import FloatArray, MeanMetric
-from capeval.metrics.ngrams import IntArray, encode_words, group_runs, sort_with_positions
+from capeval.metrics.ngrams import IntArray, encode_words, group_runs, ranks_within, sort_with_positions
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["ROUGEL", "ROUGEN", "ROUGES", "lcs_lengths"]
@@ -102,7 +102,7 @@ def lcs_lengths(words: IntArray, starts: IntArray, lengths: IntArray, left: IntA
     # Match masks: for every (row sentence, word), the bit set of its positions.
     row_sents = np.flatnonzero(np.bincount(row, minlength=lengths.shape[0]))
     rs_len = lengths[row_sents]
-    tok_bit = np.arange(int(rs_len.sum()), dtype=np.int64) - np.repeat(np.cumsum(rs_len) - rs_len, rs_len)
+    tok_bit = ranks_within(rs_len)
     tok = np.repeat(starts[row_sents], rs_len) + tok_bit
     tok_sent = np.repeat(row_sents, rs_len)
     word_bits = max(1, int(words.max()).bit_length() if words.shape[0] else 1)
@@ -252,7 +252,7 @@ class ROUGEN(MeanMetric):
     ) -> FloatArray:
         """Per-item pooled n-gram recall (0 when the references have no n-gram)."""
         out = np.zeros(len(candidates), dtype=np.float64)
-        for i, (cand, refs) in enumerate(zip(candidates, references)):
+        for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
             cand_counts = _ngram_counter(cand.split(), self.n)
             matched = total = 0
             for ref in refs:
@@ -294,7 +294,7 @@ class ROUGES(MeanMetric):
         """Per-item skip-bigram F-measure."""
         prec = np.zeros(len(candidates), dtype=np.float64)
         rec = np.zeros(len(candidates), dtype=np.float64)
-        for i, (cand, refs) in enumerate(zip(candidates, references)):
+        for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
             cand_skips = _skip_bigrams(cand.split(), self.max_gap)
             n_cand = sum(cand_skips.values())
             for ref in refs:
