@@ -19,7 +19,7 @@ from capeval.server import worker as worker_module
 from capeval.server.models import AuditLog, Job, Result, Submission
 from capeval.server.scoring import reference_cache
 
-from .conftest import METRICS, TOKENIZER, make_server, results_for, split_ids
+from .conftest import METRICS, TOKENIZER, make_server, postgres_url, reset_postgres, results_for, split_ids
 
 
 def _upload(server, token, phase="val", ids=None):
@@ -44,7 +44,19 @@ def _results(server, submission_id):
 
 
 def test_sigkilled_worker_job_is_requeued_and_scored_once(tmp_path):
-    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", lease_seconds=2.0)
+    _crash_and_recover(make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", lease_seconds=2.0))
+
+
+@pytest.mark.postgres
+def test_sigkilled_worker_on_postgres():
+    url = postgres_url()
+    if not url:
+        pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
+    reset_postgres(url)
+    _crash_and_recover(make_server(url, lease_seconds=2.0))
+
+
+def _crash_and_recover(server):
     server.run_jobs()  # the demo baselines
     sid = _upload(server, server.register("alice"))
     doomed = subprocess.Popen(

@@ -1,0 +1,66 @@
+"""Storage: the migrations match the models, SQLite pragmas, and the streaming body limit on a
+real socket (the server answers 413 long before a chunked body has been sent in full)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from capeval.server.db import Database, upgrade_schema
+from capeval.server.models import Base
+
+from .conftest import LiveServer, make_server
+
+
+def test_migrations_match_models(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    upgrade_schema(db)
+    with db.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_sqlite_pragmas(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_chunked_body_cut_off_at_the_limit(tmp_path):
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", max_upload_bytes=50_000)
+    token = server.register("bob")
+    chunk = b" " * 16_384
+    sent = 0
+    answer = b""
+    with LiveServer(server.app) as live, socket.create_connection(("127.0.0.1", live.port), timeout=10) as sock:
+        sock.sendall(
+            (
+                "POST /api/v1/challenges/coco-demo/phases/val/submissions HTTP/1.1\r\n"
+                "Host: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                f"Authorization: Bearer {token}\r\n\r\n"
+            ).encode()
+        )
+        sock.setblocking(False)
+        deadline = time.monotonic() + 20
+        while sent < 20_000_000 and time.monotonic() < deadline:
+            try:
+                sock.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                sent += len(chunk)
+            except (BlockingIOError, BrokenPipeError, ConnectionResetError):
+                time.sleep(0.01)
+            try:
+                answer += sock.recv(65536)
+            except BlockingIOError:
+                continue
+            except ConnectionResetError:
+                break
+            if b"\r\n\r\n" in answer:
+                break
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    # Refused long before the 20 MB body was sent (what was sent beyond the limit sits in socket buffers).
+    assert sent < 10_000_000
