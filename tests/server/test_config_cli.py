@@ -200,3 +200,15 @@ def test_documented_config_example_parses(tmp_path):
     assert settings.database_url.startswith("postgresql+psycopg://")
     assert [s.visibility for s in challenges[0].splits] == ["public", "hidden", "hidden"]
     assert challenges[0].phases[1].splits == ["test-c5", "test-c40"]
+
+
+def test_ensure_host(server):
+    from capeval.server.services import ServiceError, ensure_host
+
+    server.register("frank")
+    assert ensure_host(server.db, "frank", None) is False
+    with pytest.raises(ServiceError, match="password is needed"):
+        ensure_host(server.db, "newhost", None)
+    assert ensure_host(server.db, "newhost", "newhost-password") is True
+    token = server.client.post("/api/v1/tokens", json={"username": "frank", "password": "password-123"}).json()
+    assert server.client.get("/api/v1/me", headers={"Authorization": f"Bearer {token['token']}"}).json()["host"]

@@ -36,6 +36,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--workers", type=int, default=1, help="scoring worker processes (default: 1; 0: none)")
     parser.add_argument("--no-demo", action="store_true", help="do not install the built-in demo challenge")
     parser.add_argument("--demo-host-password", help="password of the demo host account when it is created")
+    parser.add_argument(
+        "--add-host",
+        metavar="USERNAME",
+        action="append",
+        default=[],
+        help="make USERNAME a host (created with the password in $CAPEVAL_HOST_PASSWORD when new); repeatable",
+    )
     parser.add_argument("--tokenizer", help="tokenizer for scoring (default: ptb)")
     parser.add_argument("--metrics", help="comma-separated metrics to score (default: every COCO metric installed)")
     parser.set_defaults(func=run_serve)
@@ -70,7 +77,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from capeval.server.db import Database, upgrade_schema
         from capeval.server.demo import install_demo
         from capeval.server.scoring import available_metrics, scorer_version
-        from capeval.server.services import install_challenge
+        from capeval.server.services import ensure_host, install_challenge
     except ImportError as exc:
         print(f"capeval serve needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
         return 2
@@ -79,6 +86,9 @@ def run_serve(args: argparse.Namespace) -> int:
     upgrade_schema(db)
     metrics = available_metrics(settings.metrics)
     version = scorer_version(metrics, settings.tokenizer)
+    for username in args.add_host:
+        created = ensure_host(db, username, os.environ.get("CAPEVAL_HOST_PASSWORD"))
+        print(f"host account {username!r} {'created' if created else 'granted host rights'}")
     for challenge in challenges:
         install_challenge(db, challenge)
         print(f"challenge {challenge.slug!r} installed")

@@ -52,6 +52,7 @@ __all__ = [
     "complete_job",
     "create_submission",
     "create_user",
+    "ensure_host",
     "fail_job",
     "heartbeat",
     "install_challenge",
@@ -124,6 +125,25 @@ def create_user(
         if is_host:
             audit(session, None, "create_host", f"user:{username}")
         return user
+
+
+def ensure_host(db: Database, username: str, password: str | None) -> bool:
+    """Make ``username`` a host, creating the account (team "challenge hosts") when needed.
+
+    Returns:
+        ``True`` when the account was created (``password`` is then required).
+    """
+    with db.write() as session:
+        user = session.scalar(select(User).where(User.username == username))
+        if user is not None:
+            if not user.is_host:
+                user.is_host = True
+                audit(session, None, "grant_host", f"user:{username}")
+            return False
+    if not password:
+        raise ServiceError(400, "no_password", f"a password is needed to create host account {username!r}")
+    create_user(db, username, password, team_name="challenge hosts", is_host=True)
+    return True
 
 
 def authenticate(db: Database, username: str, password: str) -> User | None:

@@ -15,6 +15,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import socket
 import threading
 import time
@@ -163,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.lease_seconds = args.lease_seconds
     settings.worker_debug_delay = args.debug_delay
     worker = Worker(Database(settings.database_url), settings, args.worker_id)
+    # SIGTERM (``capeval serve`` shutting down): finish the current job, then exit.
+    signal.signal(signal.SIGTERM, lambda signum, frame: worker.stop_event.set())
     try:
         worker.run(once=args.once)
     except KeyboardInterrupt:
