@@ -139,3 +139,14 @@ def test_bit_parallel_lcs_equals_dynamic_programming() -> None:
     left, right = rng.integers(0, 120, 300), rng.integers(0, 120, 300)
     got = lcs_lengths(words, starts, lengths, left, right)
     assert got.tolist() == [_lcs_dp(sents[a], sents[b]) for a, b in zip(left, right, strict=True)]
+
+
+def test_encode_words_with_sentinel_character_in_text() -> None:
+    from capeval.metrics.ngrams import encode_words
+
+    for sep in (None, " "):
+        sentences = ["a \x00 b", "", "\x00", "c a"]
+        words, lengths, vocab = encode_words(sentences, sep=sep)
+        expected = [s.split(sep) for s in sentences]
+        assert lengths.tolist() == [len(e) for e in expected]
+        assert [vocab[w] for w in words.tolist()] == [w for e in expected for w in e]

@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
-from capeval.metrics.ngrams import IntArray, NgramTable, count_ngrams
+from capeval.metrics.ngrams import (
+    IntArray,
+    NgramTable,
+    encode_words,
+    group_runs,
+    ngram_table,
+    sort_with_positions,
+)
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["BLEU", "clipped_matches"]
@@ -79,6 +86,21 @@ def clipped_matches(table: NgramTable, n_candidates: int, ref_item: IntArray, n:
     flat = np.bincount(rows_item * n + rows_order - 1, weights=matched, minlength=n_candidates * n)
     out = np.rint(flat).astype(np.int64).reshape(n_candidates, n)
     return out
+
+
+def _in_own_candidate(words: IntArray, lengths: IntArray, n_candidates: int, ref_item: IntArray) -> Any:
+    """For every word of ``candidates + references``: does its item's candidate contain it?"""
+    item = np.repeat(np.concatenate([np.arange(n_candidates, dtype=np.int64), ref_item]), lengths)
+    is_ref = np.repeat(np.arange(lengths.shape[0]) >= n_candidates, lengths)
+    word_bits = max(1, int(words.max()).bit_length()) if words.shape[0] else 1
+    keys = (((item << word_bits) | words) << 1) | is_ref
+    sorted_keys, order = sort_with_positions(keys)
+    starts, run_lengths = group_runs(sorted_keys >> 1)
+    # Within a run of equal (item, word), candidate occurrences sort first.
+    has_cand = np.repeat((sorted_keys[starts] & 1) == 0, run_lengths)
+    active = np.empty(words.shape[0], dtype=bool)
+    active[order] = has_cand
+    return active
 
 
 class BLEU(Metric):
@@ -138,7 +160,10 @@ class BLEU(Metric):
         flat_refs = [ref for refs in references for ref in refs]
         n_refs = np.fromiter((len(refs) for refs in references), dtype=np.int64, count=n_items)
         ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
-        table = count_ngrams([*candidates, *flat_refs], n=self.n)
+        words, lengths, vocab = encode_words([*candidates, *flat_refs])
+        # A reference word that its item's candidate lacks cannot be part of a match:
+        # n-grams containing one are never built.
+        table = ngram_table(words, lengths, vocab, self.n, active=_in_own_candidate(words, lengths, n_items, ref_item))
         cand_len = table.lengths[:n_items]
         ref_len = table.lengths[n_items:]
         # Closest reference length: smallest |ref_len - cand_len|, ties to the shorter reference.

@@ -13,13 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, count
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "IntArray", "NgramTable", "count_ngrams", "encode_words", "group_runs", "ranks_within", "sort_with_positions",
+    "IntArray",
+    "NgramTable",
+    "count_ngrams",
+    "encode_words",
+    "group_runs",
+    "ngram_table",
+    "ranks_within",
+    "sort_with_positions",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -82,6 +90,8 @@ def _compress(keys: IntArray) -> tuple[IntArray, IntArray]:
 #: Joins sentences into one string for a single split; ``\x00`` is deleted by the PTB
 #: tokenizer and never occurs in scored text, and its presence is checked anyway.
 _SENTINEL = "\x00"
+#: Boundary marker when the text does contain the sentinel; equal to no string.
+_BOUNDARY = object()
 
 
 def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntArray, IntArray, tuple[str, ...]]:
@@ -97,27 +107,28 @@ def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntA
     if not sentences:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), ()
     joined = f" {_SENTINEL} ".join(sentences)
+    flat: list[Any]
     if joined.count(_SENTINEL) == len(sentences) - 1:
         # One C-level split is several times faster than one split per sentence.
+        marker: Any = _SENTINEL
         flat = joined.split(sep)
-        index: dict[str, int] = dict.fromkeys(flat)  # type: ignore[arg-type]
-        index.pop(_SENTINEL, None)
-        for i, word in enumerate(index):
-            index[word] = i
-        index[_SENTINEL] = -1
-        ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
-        boundaries = np.flatnonzero(ids < 0)
-        lengths = np.diff(np.concatenate(([-1], boundaries, [ids.shape[0]]))) - 1
-        del index[_SENTINEL]
-        return ids[ids >= 0], lengths.astype(np.int64), tuple(index)
-    split = [s.split(sep) for s in sentences]
-    flat = list(chain.from_iterable(split))
-    index = dict.fromkeys(flat)  # type: ignore[arg-type]
-    for i, word in enumerate(index):
-        index[word] = i
-    ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
-    lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-    return ids, lengths, tuple(index)
+    else:  # the text itself contains the sentinel: mark boundaries with an object instead
+        marker = _BOUNDARY
+        flat = list(chain.from_iterable([*s.split(sep), marker] for s in sentences))[:-1]
+    # Each word's id is first the position of its first occurrence (one dict pass), then
+    # the rank of that position among all first occurrences.
+    index: dict[Any, int] = {}
+    first = np.fromiter(map(index.setdefault, flat, count()), dtype=np.int64, count=len(flat))
+    is_word = first != index[marker] if marker in index else np.ones(first.shape[0], dtype=bool)
+    boundaries = np.flatnonzero(~is_word)
+    lengths = np.diff(np.concatenate(([-1], boundaries, [first.shape[0]]))) - 1
+    first = first[is_word]
+    is_first = np.zeros(len(flat), dtype=np.int64)
+    is_first[first] = 1
+    firsts = np.flatnonzero(is_first)
+    rank = np.cumsum(is_first) - 1
+    vocab = tuple(flat[i] for i in firsts.tolist())
+    return rank[first], lengths.astype(np.int64), vocab
 
 
 @dataclass(frozen=True)
@@ -181,15 +192,37 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
         >>> [(int(s), t.gram_words(g), int(c)) for s, g, c in zip(t.sentence, t.gram, t.count)]
         [(0, ('a',), 2), (0, ('b',), 1), (1, ('b',), 1), (0, ('a', 'b'), 1), (0, ('b', 'a'), 1)]
     """
+    words, lengths, vocab = encode_words(sentences)
+    return ngram_table(words, lengths, vocab, n)
+
+
+def ngram_table(
+    words: IntArray, lengths: IntArray, vocab: tuple[str, ...], n: int = 4, active: npt.NDArray[np.bool_] | None = None
+) -> NgramTable:
+    """Count the n-grams of encoded sentences (see :func:`encode_words`).
+
+    Args:
+        words: Word ids of all sentences, concatenated.
+        lengths: Words per sentence.
+        vocab: Words in id order.
+        n: Highest order.
+        active: Optional per-word flags; only n-grams made entirely of active words are
+            counted (a caller that knows which words can matter skips the rest). Sentence
+            lengths are unaffected.
+    """
     if n < 1:
         raise ValueError(f"n-gram order must be >= 1, got {n}")
-    words, lengths, vocab = encode_words(sentences)
     n_words = len(vocab)
-
     n_tokens = words.shape[0]
     sent_of_token = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
     pos_in_sent = ranks_within(lengths)
     remaining = np.repeat(lengths, lengths) - pos_in_sent  # words from here to sentence end
+    if active is not None:
+        # Words from here to the next inactive word (or the sentence end, whichever is first).
+        index = np.arange(n_tokens, dtype=np.int64)
+        next_inactive = np.where(active, n_tokens, index)
+        next_inactive = np.minimum.accumulate(next_inactive[::-1])[::-1]
+        remaining = np.minimum(remaining, next_inactive - index)
 
     pair_parts, prefix_parts, last_parts = [], [], []
     offsets = [0]
@@ -200,7 +233,7 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
     for k in range(1, n + 1):
         positions = np.flatnonzero(remaining >= k)
         if k == 1:
-            ids = words
+            ids = words[positions]
             n_order = n_words
             prefix = np.full(n_words, -1, dtype=np.int64)
             last = np.arange(n_words, dtype=np.int64)
