@@ -1,0 +1,292 @@
+"""The PTB tokenizer of the COCO caption evaluation, in pure Python.
+
+``PTBTokenizer`` reproduces, token for token, what ``pycocoevalcap`` 1.2 (``tokenizer/ptbtokenizer.py``)
+returns: the captions are joined with ``"\\n"`` into one text, tokenized by Stanford CoreNLP 3.4.1's
+``edu.stanford.nlp.process.PTBTokenizer -preserveLines -lowerCase`` (PTB3 defaults), and each output
+line is then filtered by the COCO punctuation list::
+
+    PUNCTUATIONS = ["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-",
+                    ".", "?", "!", ",", ":", "-", "--", "...", ";"]
+
+Consequences of that pipeline that capeval keeps on purpose, because the official numbers depend
+on them:
+
+* The text is one stream, and the lexer's trailing context can look across the newline that joins
+  two captions: ``"The letter B."`` becomes ``the letter b`` when the next caption starts with
+  ``"A sign"`` (the period is split off as a sentence end) but ``the letter b.`` when it starts with
+  ``"a sign"``. ``tokenize`` therefore tokenizes a batch as one stream, like the official code.
+* Lower-casing happens after PTB escaping, so ``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-`` survive the
+  (upper-case) punctuation filter.
+* The filter splits lines on ``" "`` only, so tokens that contain a no-break space (``1\\u00a01/2``,
+  phone numbers) stay single tokens.
+* Characters outside the lexer's tables (emoji, zero-width joiner, control characters) are dropped.
+
+Where capeval deliberately differs:
+
+* **Line breaks never shift captions.** The official lexer treats ``\\r``, ``\\u2028``, ``\\u2029``,
+  ``\\x0b`` and ``\\x0c`` as line breaks; ``ptbtokenizer.py`` only replaces ``\\n`` by a space, so a
+  caption containing one of them produces two output lines, every later caption moves onto the wrong
+  image and the last ones are silently dropped. capeval treats all six characters (``\\n`` included,
+  as the official code does) as spaces inside a caption, so the output always has one entry per
+  input, in order. ``\\x85`` (NEL) is not a problem in the official code (it becomes the in-line token
+  ``...``), so capeval keeps that behaviour, including its role as a line end in trailing context.
+* Tokens never span two captions (the official lexer could, in principle, build an SGML tag across
+  the joining newline; no caption data set is known to trigger it).
+* Lower-casing uses Python's ``str.lower``; Java's ``toLowerCase(Locale.ENGLISH)`` of the official JDK
+  differs only for code points added in Unicode 14, which the lexer deletes anyway.
+
+Speed: most captions (plain words, spaces, commas, a final period) cannot trigger any special rule;
+they are tokenized for the whole batch at once with string operations. The others go through a
+longest-match scanner (:mod:`capeval.tokenizers._ptb_lexer`) that sees the rest of the stream as
+lookahead.
+
+Reference: Stanford CoreNLP 3.4.1 ``PTBTokenizer`` as shipped in ``pycocoevalcap==1.2``
+(``stanford-corenlp-3.4.1.jar``), run by ``pycocoevalcap/tokenizer/ptbtokenizer.py``.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+
+import numpy as np
+
+from capeval.tokenizers._ptb_lexer import ABBREVIATION_WORDS, ASSIMILATIONS, scan_caption
+
+__all__ = ["COCO_PUNCTUATIONS", "PTBTokenizer"]
+
+# pycocoevalcap 1.2, tokenizer/ptbtokenizer.py: tokens removed after PTB tokenization.
+COCO_PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-",
+                               "--", "...", ";"])  # fmt: skip
+
+# Characters that the official lexer turns into line breaks; capeval reads them as spaces inside a
+# caption (see the module docstring). \x85 is absent on purpose: the lexer makes it "...".
+_OTHER_LINE_BREAKS = ("\r", "\u2028", "\u2029", "\x0b", "\x0c")
+
+# Byte classes for the fast path (ASCII; every byte of a non-ASCII character is "other").
+_OTHER, _LETTER, _DIGIT, _SPACE, _COMMA, _PERIOD, _NEWLINE, _HYPHEN, _APOSTROPHE, _QUOTE = range(10)
+_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
+_BYTE_CLASS[np.frombuffer(string.ascii_letters.encode(), dtype=np.uint8)] = _LETTER
+_BYTE_CLASS[np.frombuffer(string.digits.encode(), dtype=np.uint8)] = _DIGIT
+for _char, _class in ((" ", _SPACE), (",", _COMMA), (".", _PERIOD), ("\n", _NEWLINE), ("-", _HYPHEN),
+                      ("'", _APOSTROPHE), ('"', _QUOTE)):  # fmt: skip
+    _BYTE_CLASS[ord(_char)] = _class
+_LOWER = np.frombuffer(bytes(range(256)).lower(), dtype=np.uint8)
+_IS_LETTER = _BYTE_CLASS == _LETTER
+_IS_ALNUM = _IS_LETTER | (_BYTE_CLASS == _DIGIT)
+_IS_SEPARATOR = (_BYTE_CLASS == _SPACE) | (_BYTE_CLASS == _COMMA) | (_BYTE_CLASS == _PERIOD)
+_IS_LINE_END = _BYTE_CLASS == _NEWLINE
+_IS_SPACE_OR_LINE_END = (_BYTE_CLASS == _SPACE) | _IS_LINE_END
+_IS_MARKED = ~(_IS_LETTER | (_BYTE_CLASS == _SPACE))
+_PADDING = 4  # bytes of line end added around the stream so that neighbours can be read without bounds checks
+# Output of the fast path: periods and commas are dropped (the COCO filter removes them), double
+# quotes become a space (they are `` or '' tokens, also removed).
+_FAST_OUTPUT = bytes.maketrans(b'"', b" ")
+
+# Abbreviations before a period are found by packing the lower-cased word (at most 8 letters) into
+# one integer per period.
+_MAX_ABBREVIATION = max(len(word) for word in ABBREVIATION_WORDS)
+if _MAX_ABBREVIATION > 8:  # pragma: no cover - guards a future edit of the word list
+    raise RuntimeError("abbreviation words longer than 8 letters do not fit the fast-path packing")
+
+
+def _pack(word: bytes) -> int:
+    return sum(byte << (8 * k) for k, byte in enumerate(reversed(word)))
+
+
+_ABBREVIATION_CODES = np.array(sorted(_pack(word.encode()) for word in ABBREVIATION_WORDS), dtype=np.uint64)
+_ASSIMILATION_BYTES = tuple(word.encode() for word in ASSIMILATIONS)
+# A clitic after an apostrophe: 's 'm 'd (one letter) or 're 've 'll (two), lower case only.
+_CLITIC_1 = np.zeros(256, dtype=bool)
+_CLITIC_1[[ord(c) for c in "smd"]] = True
+_CLITIC_2 = {(ord(a), ord(b)) for a, b in ("re", "ve", "ll")}
+# Longest letter run walked back before "n't" (longer words just go through the scanner).
+_MAX_NT_WORD = 24
+
+
+class PTBTokenizer:
+    """COCO-exact PTB tokenizer (Stanford CoreNLP 3.4.1 + the pycocoevalcap punctuation filter).
+
+    Example:
+        >>> PTBTokenizer().tokenize(["A man's hat, (red).", "Don't  stop!"])
+        ["a man 's hat -lrb- red -rrb-", 'do n't stop']
+    """
+
+    name = "ptb"
+
+    def tokenize(self, texts: Sequence[str]) -> list[str]:
+        """Tokenize a batch of captions as one stream, like one call of the official tokenizer.
+
+        Args:
+            texts: raw captions. The result depends on the order, because a caption can change how
+                the last token of the caption before it is split.
+
+        Returns:
+            One string per caption: its tokens joined by single spaces (empty for a caption without
+            tokens), in input order.
+
+        Raises:
+            ValueError: if ``texts`` is a single string or an item is not a string.
+        """
+        if isinstance(texts, str):
+            raise ValueError("tokenize() takes a sequence of captions, not a single string")
+        captions = list(texts)
+        if not captions:
+            return []
+        try:
+            stream = "\n".join(captions)
+        except TypeError:
+            index, bad = next((i, c) for i, c in enumerate(captions) if not isinstance(c, str))
+            raise ValueError(f"caption {index} is {type(bad).__name__}, expected str") from None
+        if stream.count("\n") != len(captions) - 1:
+            captions = [caption.replace("\n", " ") if "\n" in caption else caption for caption in captions]
+            stream = "\n".join(captions)
+        for char in _OTHER_LINE_BREAKS:
+            if char in stream:
+                stream = stream.replace(char, " ")
+
+        data = stream.encode("utf-8", "surrogatepass")
+        lowered = data.lower()
+        complex_indices, insert_spaces = _classify(data, lowered)
+        # Fast path for the whole batch (see _classify); captions that need the scanner are replaced
+        # below.
+        if insert_spaces.size:
+            lowered = np.insert(np.frombuffer(lowered, dtype=np.uint8), insert_spaces, ord(" ")).tobytes()
+        text = lowered.translate(_FAST_OUTPUT, b",.")
+        crowded = _lines_with_double_spaces(text)
+        text = text.replace(b" \n", b"\n").replace(b"\n ", b"\n").strip(b" ")
+        lines = text.decode("utf-8", "surrogatepass").split("\n")
+        for index in crowded:
+            lines[index] = " ".join(lines[index].split())
+        if complex_indices:
+            ends = np.cumsum(np.fromiter(map(len, captions), dtype=np.int64, count=len(captions)) + 1)
+            for index in complex_indices:
+                start = int(ends[index - 1]) if index else 0
+                tokens = scan_caption(stream, start, start + len(captions[index]))
+                lines[index] = " ".join(token for token in tokens if token not in COCO_PUNCTUATIONS)
+        return lines
+
+
+def _lines_with_double_spaces(text: bytes) -> list[int]:
+    """Indices of the lines of ``text`` that contain two consecutive spaces."""
+    indices = []
+    line = 0
+    counted_to = 0
+    position = text.find(b"  ")
+    while position >= 0:
+        line += text.count(b"\n", counted_to, position)
+        indices.append(line)
+        counted_to = text.find(b"\n", position)
+        if counted_to < 0:
+            break
+        position = text.find(b"  ", counted_to)
+    return indices
+
+
+def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
+    """Decide which captions the fast path can tokenize, and how.
+
+    A caption stays on the fast path when every byte is an ASCII letter, digit, space, comma, period,
+    hyphen, apostrophe or double quote, and
+
+    * every period follows a letter or digit, is followed by a space or the end of the caption, and
+      does not end an abbreviation (``"Mr."``, ``"B."``, ``"etc."``);
+    * every comma is followed by a space, a comma or the end of the caption (``",5"`` is a number);
+    * no digit is separated from the next digit by spaces, commas or periods only (numbers, phone
+      numbers);
+    * every hyphen joins a letter or digit to a letter (``t-shirt``, ``3-year-old``: one token);
+    * every apostrophe starts a lower-case clitic (``'s 'm 'd 're 've 'll``) after at least two
+      letters or digits and before a non-letter, or is the apostrophe of ``n't`` after a word of
+      letters that does not end in ``n`` (``do n't``);
+    * no assimilation (``"gonna"``) occurs.
+
+    For such a caption no lexer rule can match anything but the words, hyphenated words, clitics and
+    the ``,`` ``.`` ````` ``''`` tokens, whatever the next caption is; the COCO filter then removes the
+    punctuation. So its output is the lower-cased text with a space before each clitic, without
+    periods and commas, with double quotes turned into spaces, and with normalised spacing.
+
+    Args:
+        data: the UTF-8 encoded stream (captions joined by ``"\\n"``).
+        lowered: ``data.lower()``.
+
+    Returns:
+        Sorted indices of captions that need the full scanner, and the byte offsets before which the
+        fast path inserts a space (clitics).
+    """
+    arr = np.frombuffer(data, dtype=np.uint8)
+    # padded[i + _PADDING] is arr[i]; the padding reads as line ends.
+    pad = np.full(_PADDING, 10, dtype=np.uint8)
+    padded = np.concatenate((pad, arr, pad))
+    p = _PADDING
+    # Only bytes other than letters and spaces need a look; classify those.
+    marked = np.flatnonzero(_IS_MARKED[arr])
+    classes = _BYTE_CLASS[arr[marked]]
+    suspicious = [marked[classes == _OTHER]]
+
+    periods = marked[classes == _PERIOD]
+    before, after = padded[periods + p - 1], padded[periods + p + 1]
+    suspicious.append(periods[~_IS_ALNUM[before] | ~_IS_SPACE_OR_LINE_END[after]])
+
+    commas = marked[classes == _COMMA]
+    after = padded[commas + p + 1]
+    suspicious.append(commas[~(_IS_SPACE_OR_LINE_END[after] | (_BYTE_CLASS[after] == _COMMA))])
+
+    hyphens = marked[classes == _HYPHEN]
+    suspicious.append(hyphens[~_IS_ALNUM[padded[hyphens + p - 1]] | ~_IS_LETTER[padded[hyphens + p + 1]]])
+
+    # A digit followed by a run of separators and then another digit.
+    digits = marked[classes == _DIGIT]
+    run_start = digits[_IS_SEPARATOR[padded[digits + p + 1]]]
+    position = run_start + 1
+    while position.size:
+        following = padded[position + p]
+        suspicious.append(run_start[_BYTE_CLASS[following] == _DIGIT])
+        more = _IS_SEPARATOR[following]
+        run_start, position = run_start[more], position[more] + 1
+
+    # Apostrophes: clitics ('s) and n't; anything else goes to the scanner.
+    apostrophes = marked[classes == _APOSTROPHE]
+    next1, next2, next3 = (padded[apostrophes + p + k] for k in (1, 2, 3))
+    two_letter = np.zeros(apostrophes.size, dtype=bool)
+    for first, second in _CLITIC_2:
+        two_letter |= (next1 == first) & (next2 == second)
+    clitic = (_CLITIC_1[next1] & ~_IS_LETTER[next2]) | (two_letter & ~_IS_LETTER[next3])
+    clitic &= _IS_ALNUM[padded[apostrophes + p - 1]] & _IS_ALNUM[padded[apostrophes + p - 2]]
+    n_t = (padded[apostrophes + p - 1] == ord("n")) & (next1 == ord("t")) & ~_IS_LETTER[next2]
+    n_t &= _IS_LETTER[padded[apostrophes + p - 2]] & ~np.isin(padded[apostrophes + p - 2], (ord("n"), ord("N")))
+    # The word before "n't" must consist of letters only (a digit makes it a different token).
+    candidates = np.flatnonzero(n_t)
+    offset = apostrophes[candidates] + p - 2
+    alive = np.ones(candidates.size, dtype=bool)
+    for _ in range(_MAX_NT_WORD):
+        offset = offset - 1
+        byte = padded[offset]
+        n_t[candidates[alive & (_BYTE_CLASS[byte] == _DIGIT)]] = False
+        alive &= _IS_ALNUM[byte]
+        if not alive.any():
+            break
+    n_t[candidates[alive]] = False
+    suspicious.append(apostrophes[~(clitic | n_t)])
+    insert_spaces = np.sort(np.concatenate((apostrophes[clitic], apostrophes[n_t] - 1)))
+
+    # Abbreviations before a period: pack the alphanumeric run that ends at each period.
+    candidates = periods[_IS_ALNUM[padded[periods + p - 1]]]
+    code = np.zeros(candidates.size, dtype=np.uint64)
+    alive = np.ones(candidates.size, dtype=bool)
+    for k in range(_MAX_ABBREVIATION + 1):
+        byte = padded[candidates + p - 1 - k]
+        alive &= _IS_ALNUM[byte]
+        if not alive.any():
+            break
+        code[alive] |= _LOWER[byte[alive]].astype(np.uint64) << np.uint64(8 * k)
+    suspicious.append(candidates[~alive & np.isin(code, _ABBREVIATION_CODES)])
+
+    for word in _ASSIMILATION_BYTES:
+        found = lowered.find(word)
+        while found >= 0:
+            suspicious.append(np.array([found]))
+            found = lowered.find(word, found + 1)
+
+    line_ends = marked[classes == _NEWLINE]
+    complex_set = np.unique(np.searchsorted(line_ends, np.concatenate(suspicious)))
+    return complex_set.tolist(), insert_spaces
