@@ -17,7 +17,7 @@ from sqlalchemy import select
 from capeval.server import services
 from capeval.server import worker as worker_module
 from capeval.server.models import AuditLog, Job, Result, Submission
-from capeval.server.scoring import reference_cache
+from capeval.server.scoring import split_cache
 
 from .conftest import METRICS, TOKENIZER, make_server, postgres_url, reset_postgres, results_for, split_ids
 
@@ -165,13 +165,14 @@ def test_two_workers_never_share_a_job(server):
 
 
 def test_references_parsed_once_per_split(server):
-    before = reference_cache.misses
+    split_cache.clear()
+    before = split_cache.misses
     token = server.register("alice")
     for _ in range(3):
         _upload(server, token)
         server.run_jobs()
-    # The demo challenge has two splits: at most one parse each, however many jobs ran.
-    assert reference_cache.misses - before <= 2
+    # The demo challenge has two splits: one preparation each, however many jobs ran.
+    assert split_cache.misses - before == 2
 
 
 @pytest.mark.postgres

@@ -190,3 +190,29 @@ def test_zip_and_multipart_uploads_are_accepted(server):
     )
     assert r.status_code == 202, r.text
     assert server.run_jobs() == 5
+
+
+def test_prepared_split_scoring_equals_evaluate_for_every_metric():
+    """Every metric this installation can run (METEOR, SPICE included when present): the worker's
+    per-split prepared path gives bit-identical results to ``capeval.engines.evaluate``."""
+    from capeval.engines import evaluate
+    from capeval.server.config import DEFAULT_METRICS
+    from capeval.server.scoring import available_metrics, prepare_split, score_split
+
+    metrics = available_metrics(DEFAULT_METRICS)
+    val_ids, _ = split_ids()
+    ids = val_ids[:12]
+    refs = demo_references()
+    references = {i: refs[i] for i in ids}
+    candidates = {r["image_id"]: r["caption"] for r in results_for(ids)}
+    split = prepare_split(references, metrics, TOKENIZER)
+    first = json.loads(score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)["scores_json"])
+    again = json.loads(score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)["scores_json"])
+    expected = evaluate(
+        candidates=[candidates[i] for i in ids],
+        references=[references[i] for i in ids],
+        ids=ids,
+        metrics=metrics,
+        tokenizer=TOKENIZER,
+    ).scores()
+    assert first == again == expected

@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -25,7 +26,9 @@ __all__ = [
     "available_metrics",
     "parse_scorer_version",
     "compare_to_baseline",
-    "reference_cache",
+    "PreparedSplit",
+    "prepare_split",
+    "split_cache",
     "score_split",
     "scorer_version",
 ]
@@ -75,58 +78,112 @@ def parse_scorer_version(version: str) -> tuple[tuple[str, ...], str]:
     return tuple(m for m in metrics.split(",") if m), tok.removeprefix("tok:")
 
 
-class _ReferenceCache:
-    """Parsed split references, keyed by (split id, references SHA-256); shared by a worker's jobs."""
+@dataclass
+class PreparedSplit:
+    """A split ready for scoring: ids, tokenized references and each metric's ``prepare`` output.
+
+    Built once per (split, references hash, metrics, tokenizer) and reused by every job, so the
+    reference side (tokenization, CIDEr-D document frequencies, SPICE reference graphs) is not
+    recomputed per submission. The calls are the library's own (``Metric.tokenize`` streams,
+    ``Metric.prepare``, ``Metric.score_tokenized``), made as :func:`capeval.engines.evaluate` makes them.
+    """
+
+    ids: list[int]
+    metrics: dict[str, Any]
+    references: dict[str, list[list[str]]]
+    prepared: dict[str, Any]
+
+
+class _SplitCache:
+    """Process-wide cache of :class:`PreparedSplit` objects (a worker's jobs share it)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._data: dict[tuple[int, str], dict[int, list[str]]] = {}
+        self._data: dict[tuple[int, str, tuple[str, ...], str], PreparedSplit] = {}
         self.misses = 0
 
-    def get(self, split_id: int, sha256: str, payload: str) -> dict[int, list[str]]:
-        key = (split_id, sha256)
+    def get(self, split_id: int, sha256: str, payload: str, metrics: Sequence[str], tokenizer: str) -> PreparedSplit:
+        """The prepared split, built on first use."""
+        key = (split_id, sha256, tuple(metrics), tokenizer)
         with self._lock:
             cached = self._data.get(key)
             if cached is None:
                 self.misses += 1
-                cached = {int(k): v for k, v in json.loads(payload).items()}
+                references = {int(k): v for k, v in json.loads(payload).items()}
+                cached = prepare_split(references, metrics, tokenizer)
                 self._data[key] = cached
             return cached
 
+    def clear(self) -> None:
+        """Forget every prepared split."""
+        with self._lock:
+            self._data.clear()
 
-#: Process-wide reference cache.
-reference_cache = _ReferenceCache()
+
+def prepare_split(references: Mapping[int, list[str]], metrics: Sequence[str], tokenizer: str) -> PreparedSplit:
+    """Tokenize a split's references and run each metric's ``prepare`` once."""
+    from capeval.registry import get_metric
+
+    ids = sorted(references)
+    raw = [list(references[i]) for i in ids]
+    built = {name: get_metric(name, tokenizer=tokenizer) for name in metrics}
+    tokenized: dict[str, list[list[str]]] = {}
+    prepared: dict[str, Any] = {}
+    for name, metric in built.items():
+        tok_name = metric.tokenizer.name
+        if tok_name not in tokenized:
+            tokenized[tok_name] = metric.tokenize([], raw)[1]
+        prepared[name] = metric.prepare(tokenized[tok_name])
+    return PreparedSplit(ids=ids, metrics=built, references=tokenized, prepared=prepared)
 
 
-def _evaluate(
-    ids: list[int], candidates: list[str], references: list[list[str]], metrics: Sequence[str], tokenizer: str
-) -> tuple[dict[str, Any], list[str]]:
-    """``({metric: CorpusResult}, output names in display order)`` from :func:`capeval.engines.evaluate`."""
-    from capeval.engines import evaluate
-    from capeval.io import Corpus
+#: Process-wide cache of prepared splits.
+split_cache = _SplitCache()
 
-    corpus = Corpus(ids=tuple(ids), candidates=tuple(candidates), references=tuple(tuple(r) for r in references))
-    evaluation = evaluate(corpus, metrics=tuple(metrics), tokenizer=tokenizer, progress=False)
-    return dict(evaluation.results), list(evaluation.scores())
+
+def _evaluate(split: PreparedSplit, candidates: Mapping[int, str]) -> tuple[dict[str, Any], list[str]]:
+    """``({metric: CorpusResult}, output names in display order)`` for one submission."""
+    from capeval.engines import Evaluation
+
+    raw = [candidates[i] for i in split.ids]
+    tokenized: dict[str, list[str]] = {}
+    results: dict[str, Any] = {}
+    for name, metric in split.metrics.items():
+        tok_name = metric.tokenizer.name
+        if tok_name not in tokenized:
+            tokenized[tok_name] = metric.tokenize(raw, [])[0]
+        results[name] = metric.score_tokenized(
+            candidates=tokenized[tok_name],
+            references=split.references[tok_name],
+            ids=split.ids,
+            prepared=split.prepared[name],
+        )
+    evaluation = Evaluation(ids=tuple(split.ids), results=results, metrics=split.metrics)
+    return results, list(evaluation.scores())
 
 
 def score_split(
     candidates: Mapping[int, str],
-    references: Mapping[int, list[str]],
+    references: Mapping[int, list[str]] | PreparedSplit,
     *,
     metrics: Sequence[str],
     tokenizer: str,
 ) -> dict[str, Any]:
     """Score one split with the library.
 
+    Args:
+        candidates: ``{image_id: caption}`` covering the split.
+        references: ``{image_id: [captions]}``, or a :class:`PreparedSplit` (from :data:`split_cache`).
+        metrics: Registry keys (used when ``references`` is not prepared yet).
+        tokenizer: Tokenizer name (same).
+
     Returns:
         ``{"scores_json", "signatures_json", "items_json", "seconds"}`` ready for a ``Result`` row.
     """
-    ids = sorted(references)
+    split = references if isinstance(references, PreparedSplit) else prepare_split(references, metrics, tokenizer)
+    ids = split.ids
     start = time.perf_counter()
-    results, order = _evaluate(
-        ids, [candidates[i] for i in ids], [list(references[i]) for i in ids], metrics, tokenizer
-    )
+    results, order = _evaluate(split, candidates)
     seconds = time.perf_counter() - start
     scores: dict[str, float] = {}
     signatures: dict[str, str] = {}

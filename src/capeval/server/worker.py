@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from capeval.server.config import Settings
 from capeval.server.db import Database
 from capeval.server.models import Result, Submission
-from capeval.server.scoring import parse_scorer_version, reference_cache, score_split
+from capeval.server.scoring import parse_scorer_version, score_split, split_cache
 from capeval.server.services import ClaimedJob, claim_job, complete_job, fail_job, heartbeat, reap_jobs
 
 __all__ = ["Worker", "main"]
@@ -124,10 +124,10 @@ class Worker:
         metrics, tokenizer = parse_scorer_version(job.scorer_version)
         results = []
         for split_id, sha256, payload in splits:
-            references = reference_cache.get(split_id, sha256, payload)
+            prepared = split_cache.get(split_id, sha256, payload, metrics, tokenizer)
             row = score_split(
-                {i: candidates[i] for i in references},
-                references,
+                {i: candidates[i] for i in prepared.ids},
+                prepared,
                 metrics=metrics,
                 tokenizer=tokenizer,
             )
