@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -72,10 +71,9 @@ def test_table_and_fold_one_matches_direct_scoring(tmp_path: Path, capsys: pytes
     assert fold1["cider-d"] == pytest.approx(cider.score, rel=1e-12)
 
 
-def test_words_pk_plot_and_timing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_words_and_pk_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("matplotlib")
     path = _write(tmp_path, CAPTIONS)
-    start = time.perf_counter()
     code = main(
         [
             "human-agreement",
@@ -99,7 +97,6 @@ def test_words_pk_plot_and_timing(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 0
     out = capsys.readouterr().out
     assert "caption 3" in out and "caption 2" not in out and " s in total" in out
-    assert time.perf_counter() - start < 30
     assert (tmp_path / "w.csv").read_text().startswith("word,precision,recall")
     assert (tmp_path / "pk.png").exists()
 
