@@ -216,3 +216,18 @@ def test_prepared_split_scoring_equals_evaluate_for_every_metric():
         tokenizer=TOKENIZER,
     ).scores()
     assert first == again == expected
+
+
+def test_significance_against_a_chosen_entry(server):
+    token = server.register("alice")
+    weak = [{"image_id": r["image_id"], "caption": "a picture"} for r in results_for(split_ids()[0])]
+    sid = _upload(server, token, items=weak, query="?method_name=weak").json()["id"]
+    server.run_jobs()
+    board = server.client.get(f"/api/v1/challenges/coco-demo/leaderboard?vs={sid}").json()
+    val = next(s for s in board["splits"] if s["split"] == "val")
+    assert val["compared_to"] == sid
+    base = next(e for e in val["entries"] if e["baseline"])
+    assert base["vs_baseline"]["cider-d"]["low"] > 0  # the baseline is better than the weak entry
+    assert next(e for e in val["entries"] if e["submission_id"] == sid)["vs_baseline"] is None
+    page = server.client.get(f"/c/coco-demo?vs={sid}").text
+    assert "sig up" in page and "compare to this" in page

@@ -512,14 +512,14 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
             return [_audit_row(a) for a in session.scalars(select(AuditLog).order_by(AuditLog.id.desc()).limit(500))]
 
     @app.get("/api/v1/challenges/{slug}/leaderboard", tags=["leaderboard"])
-    def api_leaderboard(slug: str, request: Request) -> dict[str, Any]:
-        """Leaderboard as JSON (what the caller may see)."""
-        return leaderboard_json(board_for(slug, current_user(request)))
+    def api_leaderboard(slug: str, request: Request, vs: int | None = None) -> dict[str, Any]:
+        """Leaderboard as JSON (what the caller may see); ``vs``: compare against this entry, not the baseline."""
+        return leaderboard_json(board_for(slug, current_user(request), vs))
 
     @app.get("/c/{slug}/leaderboard.json", tags=["leaderboard"])
-    def export_json(slug: str, request: Request) -> Response:
+    def export_json(slug: str, request: Request, vs: int | None = None) -> Response:
         """Leaderboard export as a JSON file."""
-        data = leaderboard_json(board_for(slug, current_user(request)))
+        data = leaderboard_json(board_for(slug, current_user(request), vs))
         return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{slug}-leaderboard.json"'})
 
     @app.get("/c/{slug}/leaderboard.csv", tags=["leaderboard"])
@@ -532,7 +532,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
             headers={"content-disposition": f'attachment; filename="{slug}-leaderboard.csv"'},
         )
 
-    def board_for(slug: str, user: User | None) -> Any:
+    def board_for(slug: str, user: User | None, versus: int | None = None) -> Any:
         with db.read() as session:
             challenge = get_challenge(session, slug)
             return build_leaderboard(
@@ -542,6 +542,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
                 n_resamples=settings.bootstrap_resamples,
                 seed=settings.bootstrap_seed,
                 cache=significance_cache,
+                versus=versus,
             )
 
     def drilldown_data(session: Any, submission_id: int, split_name: str, user: User) -> dict[str, Any]:
@@ -658,9 +659,9 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
         return response
 
     @app.get("/c/{slug}", response_class=HTMLResponse, include_in_schema=False)
-    def page_challenge(slug: str, request: Request) -> Response:
+    def page_challenge(slug: str, request: Request, vs: int | None = None) -> Response:
         user = current_user(request)
-        board = board_for(slug, user)
+        board = board_for(slug, user, vs)
         with db.read() as session:
             challenge = get_challenge(session, slug)
             summary = _challenge_summary(challenge)

@@ -124,6 +124,7 @@ class SplitBoard:
     rows: list[LeaderboardRow]
     signatures: dict[str, str]
     scores_hidden: bool
+    #: The entry significance is computed against (the baseline unless another was chosen).
     baseline_id: int | None
 
 
@@ -175,8 +176,13 @@ def build_leaderboard(
     n_resamples: int,
     seed: int,
     cache: SignificanceCache | None = None,
+    versus: int | None = None,
 ) -> Leaderboard:
-    """Assemble every split table of ``challenge`` as ``user`` may see it."""
+    """Assemble every split table of ``challenge`` as ``user`` may see it.
+
+    Significance is computed against the baseline entry, or against submission ``versus`` when
+    that entry is visible on the split.
+    """
     now = utcnow()
     phases = {p.id: p for p in challenge.phases}
     submissions = list(
@@ -198,7 +204,9 @@ def build_leaderboard(
                 if name not in columns:
                     columns.append(name)
             signatures.update(json.loads(result.signatures_json))
-        baseline = next((r for s, r in reversed(entries) if s.is_baseline), None)
+        chosen = next((r for s, r in entries if versus is not None and s.id == versus), None)
+        baseline = chosen or next((r for s, r in reversed(entries) if s.is_baseline), None)
+        reference_id = next((s.id for s, r in entries if r is baseline), None)
         hidden_any = False
         rows = []
         for submission, result in entries:
@@ -234,7 +242,7 @@ def build_leaderboard(
                 rows=rows,
                 signatures=signatures,
                 scores_hidden=hidden_any,
-                baseline_id=next((r.submission_id for r in rows if r.is_baseline), None),
+                baseline_id=reference_id,
             )
         )
     return Leaderboard(
@@ -259,6 +267,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 "nrefs": b.nrefs,
                 "signatures": b.signatures,
                 "scores_hidden": b.scores_hidden,
+                "compared_to": b.baseline_id,
                 "entries": [
                     {
                         "submission_id": r.submission_id,
