@@ -260,14 +260,18 @@ class SPICE(Metric):
         width = len(_CATEGORY_STATS)
         stats = np.zeros((len(candidates), width * len(CATEGORIES)))
         details: list[dict[str, Any]] = []
+        # Graphs are read-only once built, so items sharing a caption or a reference set share them.
         ref_graphs: dict[tuple[str, ...], list[tuple[Concept, ...]]] = {}
+        cand_graphs: dict[str, list[tuple[Concept, ...]]] = {}
         exact = not self.synonyms
         for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
             key = tuple(refs)
             ref_tuples = ref_graphs.get(key)
             if ref_tuples is None:
                 ref_tuples = ref_graphs[key] = graph_tuples(self._graph([parsed[r] for r in refs]))
-            cand_tuples = graph_tuples(self._graph([parsed[cand]]))
+            cand_tuples = cand_graphs.get(cand)
+            if cand_tuples is None:
+                cand_tuples = cand_graphs[cand] = graph_tuples(self._graph([parsed[cand]]))
             scores, cand_truth, ref_truth = score_categories_detailed(cand_tuples, ref_tuples, exact=exact)
             for k, category in enumerate(CATEGORIES):
                 stats[i, k * width : (k + 1) * width] = _row(scores[category])

@@ -314,7 +314,44 @@ def _consistent_tags(
                 if w[2] == r and w[3] in ("det", "amod", "nummod", "compound", "poss"):
                     words[j] = (w[0], w[1], subject, w[3])
             break
+        else:
+            _verb_inside_subject(words, lemmatize)
     return words
+
+
+def _verb_inside_subject(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
+    """ "A girl in a white dress walks next to ...": spaCy reads "dress walks" as the noun
+    phrase of the preposition. In a verb-less sentence with a full stop, the plural noun that
+    can be a verb becomes the verb, with the sentence's noun root as its subject."""
+    if not words or words[-1][1] != ".":
+        return
+    roots = [i for i, w in enumerate(words) if w[3] == "ROOT"]
+    if len(roots) != 1 or words[roots[0]][1] not in ("NN", "NNP"):
+        return
+    root = roots[0]
+    for v, (text, tag, head, dep) in enumerate(words):
+        if v <= root + 1 or tag != "NNS" or dep != "pobj":
+            continue
+        c = v - 1
+        c_text, c_tag, c_head, c_dep = words[c]
+        if c_head != v or c_dep not in ("compound", "amod") or not c_tag.startswith(("NN", "JJ")):
+            continue
+        if lemmatize(text, "VBZ") not in lemmatize.verb_index:
+            continue
+        # The modifier takes the verb's place as object of the preposition ...
+        words[c] = (c_text, c_tag if c_tag.startswith("NN") else "NN", head, dep)
+        for j in range(c):
+            w = words[j]
+            if w[2] == v:
+                words[j] = (w[0], w[1], c, w[3])
+        # ... and the verb heads the sentence, with the old root as its subject.
+        words[v] = (text, "VBZ", v, "ROOT")
+        r = words[root]
+        words[root] = (r[0], r[1], v, "nsubj")
+        for j, w in enumerate(words):
+            if w[3] == "punct" and w[2] == root and j == len(words) - 1:
+                words[j] = (w[0], w[1], v, w[3])
+        return
 
 
 def convert_sentence(words: Sequence[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> DepGraph:
