@@ -107,9 +107,18 @@ def make_server(database_url: str, **overrides: Any) -> Server:
     return Server(app, db, settings, TestClient(app))
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    srv = make_server(f"sqlite:///{tmp_path / 'capeval.db'}")
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    """The app on SQLite, and on PostgreSQL when ``CAPEVAL_TEST_POSTGRES_URL`` is set."""
+    if request.param == "postgres":
+        url = postgres_url()
+        if not url:
+            pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
+        pytest.importorskip("psycopg")
+        reset_postgres(url)
+    else:
+        url = f"sqlite:///{tmp_path / 'capeval.db'}"
+    srv = make_server(url)
     yield srv
     srv.client.close()
     srv.db.dispose()

@@ -32,6 +32,13 @@ def _zip(members: dict[str, bytes], symlinks: tuple[str, ...] = ()) -> bytes:
     return buf.getvalue()
 
 
+def _encrypted_zip() -> bytes:
+    data = bytearray(_zip({"results.json": _json(GOOD)}))
+    central = data.index(b"PK\x01\x02")
+    data[central + 8] |= 0x1  # general-purpose flag bit 0: encrypted
+    return bytes(data)
+
+
 def _with(index: int, **changes: object) -> bytes:
     items = [dict(x) for x in GOOD]
     items[index].update(changes)
@@ -109,6 +116,7 @@ CASES = [
     ("zip-no-json", _zip({"README.txt": b"hello"}), Z, 400, "exactly one .json results file; found none"),
     ("zip-two-json", _zip({"a.json": _json(GOOD), "b.json": _json(GOOD)}), Z, 400, "found 'a.json', 'b.json'"),
     ("zip-too-many-members", _zip({f"f{i}.txt": b"x" for i in range(9)}), Z, 400, "9 members; at most 8"),
+    ("zip-encrypted", _encrypted_zip(), Z, 400, "is encrypted"),
     ("zip-corrupt", b"PK\x03\x04" + b"\x00" * 40, Z, 400, "not a readable zip file"),
     ("zip-empty-json", _zip({"results.json": b""}), Z, 400, "zip member 'results.json' is empty"),
     ("zip-non-utf8", _zip({"results.json": b'[{"caption": "\xff"}]'}), Z, 400, "not valid UTF-8"),
@@ -197,3 +205,21 @@ def test_body_limit_413_before_reading(tmp_path):
     assert r.status_code == 413
     server.client.close()
     server.db.dispose()
+
+
+def test_page_upload_errors_are_shown_on_the_page(srv):
+    srv.client.cookies.clear()
+    r = srv.client.post("/login", data={"username": "mallory", "password": "password-123"}, follow_redirects=False)
+    assert r.status_code == 303
+    bad = _with(4, caption=7)
+    r = srv.client.post("/c/coco-demo/submit", data={"phase": "val"}, files={"file": ("r.json", bad, J)})
+    assert r.status_code == 422 and "caption must be a string, got int" in r.text and 'id="upload-error"' in r.text
+    r = srv.client.post(
+        "/c/coco-demo/submit", data={"phase": "val", "dry_run": "on"}, files={"file": ("r.json", _json(GOOD), J)}
+    )
+    assert r.status_code == 200 and 'id="dry-run-ok"' in r.text
+    r = srv.client.post("/c/coco-demo/submit", data={"phase": "val"}, files={"file": ("", b"", J)})
+    assert r.status_code == 400 and "choose a results file" in r.text
+    srv.client.post("/logout")
+    quota = srv.client.get("/api/v1/challenges/coco-demo", headers={"Authorization": f"Bearer {srv.token}"})
+    assert quota.json()["quota"]["val"]["total"] == 0

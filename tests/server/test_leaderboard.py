@@ -136,7 +136,9 @@ def test_host_baseline_toggle_and_audit(server):
 
 def test_health_pages_and_accounts(server):
     health = server.client.get("/health").json()
-    assert health["status"] == "ok" and health["database"] == "sqlite" and health["jobs"] == {"queued": 2}
+    assert (
+        health["status"] == "ok" and health["database"] in ("sqlite", "postgresql") and health["jobs"] == {"queued": 2}
+    )
     for url in ("/", "/login", "/register", "/c/coco-demo", "/docs", "/openapi.json", "/static/app.js"):
         assert server.client.get(url).status_code == 200, url
     assert server.client.get("/c/nope", headers={"accept": "text/html"}).status_code == 404
