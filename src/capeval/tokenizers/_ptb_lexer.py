@@ -62,7 +62,10 @@ _WORD = f"{_WLET}{_WLD}*(?:[.!?]{_WLET}{_WLD}*)*"
 _ACRO = (
     "(?:[A-Za-z](?:\\.[A-Za-z])*|(?i:canada|sino|korean|eu|japan|non)-(?i:u\\.s)|(?i:u\\.s\\.-(?:u\\.k|u\\.s\\.s\\.r)))"
 )
+_THING = f"(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+)*"
 _ACRO2 = "[A-Za-z](?:\\.[A-Za-z])+"
+_HTHING = f"[A-Za-z0-9][A-Za-z0-9.,]*(?:-(?:{_ACRO2}\\.|[A-Za-z0-9]+))+"
+_THINGA = "[A-Z]+(?:(?:[+&]|&amp;)[A-Z]+)+"
 # Abbreviation word lists (observed behaviour of the official lexer; matched case-insensitively
 # except where a leading upper-case letter is required, written as [X]).
 _ABMONTH = "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
@@ -160,7 +163,8 @@ def _double_quote_open(text: str) -> list[str]:
 
 
 def _smiley(text: str) -> list[str]:
-    return ["".join(_BRACKETS.get(c, c) for c in text)]
+    # Only round brackets are escaped inside a smiley.
+    return [text.replace("(", "-LRB-").replace(")", "-RRB-")]
 
 
 def _hyphens(text: str) -> list[str]:
@@ -194,7 +198,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
             f"{_LET}+[aeiouyAEIOUY]{_APOSETC}[aeiouA-Z]{_LET}*",
             f"{_APOS}(?i:cause)",
             "(?i:cont'd\\.?|'twas|nor'easter|c'mon|e'er|s'mores|ev'ry|li'l|nat'l)",
-            f"O{_APOSETC}o",
+            f"(?i:o){_APOSETC}(?i:o)",
         ],
         _apos,
     ),
@@ -208,10 +212,10 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         _same,
     ),
     (
-        '[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<>|().\u00a0]+\\.)*[^ \t\n\f\r"<>|().\u00a0]+',
+        '[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<|().\u00a0]+\\.)*[^ \t\n\f\r"<|().\u00a0]+',
         _same,
     ),
-    (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_WORD}", _same),
+    (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LET}+", _same),
     (f"(?P<t>{_APOSETC}(?:[msdMSD]|(?i:re|ve|ll)))[^A-Za-z]", _apos),
     (f"(?P<t>(?i:n){_APOSETC}(?i:t))[^A-Za-z]", _apos),
     (f"{_DIG}{{1,2}}[-/]{_DIG}{{1,2}}[-/]{_DIG}{{2,4}}", _same),
@@ -237,10 +241,10 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
     (f"(?P<t>{_ACRO}){_SPACENL}", _same),
     (f"(?P<t>{_APOS}[0-9][0-9]){_SPACENL}", _apos),
     (
-        f"(?P<t>[A-Za-z0-9]+(?:[-._/][A-Za-z0-9]+)*\\.(?i:{_FILENAME_EXT}))(?:{_SPACENL}|[.?!,\"'<()])",
+        f"(?P<t>[A-Za-z0-9]+(?:[._/][A-Za-z0-9]+)*\\.(?i:{_FILENAME_EXT}))(?:{_SPACENL}|[.?!,\"'<()])",
         _same,
     ),
-    (f"(?P<t>{_WORD}\\.)[,;:\u3001]", _no_soft_hyphen),
+    (f"(?P<t>(?:{_WORD}|{_THING}|{_HTHING}|{_THINGA})\\.)[,;:\u3001]", _no_soft_hyphen),
     (
         [
             f"(?:\\([0-9]{{2,3}}\\)[ \u00a0]?|(?:\\+\\+?)?(?:[0-9]{{2,4}}{_PHONE_SEP})?[0-9]{{2,4}}{_PHONE_SEP})"
@@ -253,21 +257,18 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
     ('"', _const("''")),
     ("<<|>>|<|>", _same),
     ("(?P<t>[<>]?[:;=][-o*']?[()DPdpO\\\\{@|\\[\\]])(?:[^A-Za-z0-9]|\\Z)", _smiley),
-    ("[\\^x=~<>']\\.[\\^x=~<>']|[-\\^x=~<>']_[-\\^x=~<>']", _same),
+    ("[-\\^x=~<>']_[-\\^x=~<>']", _same),
     ("[(){}\\[\\]]", lambda t: [_BRACKETS[t]]),
     ("-+", _hyphens),
     ("\\.{3,5}|\\.(?: \\.){2,4}|[\u2026\u0085]", _const("...")),
     ("@+|#+|_+|\\*+", _same),
     ("[,;:\u3001]", _same),
     ("[?!]+", _same),
-    ("[.\u00bf\u00a1\u037e\u0589\u061f\u06d4\u0700-\u0702\u07f9\u0964\u0965]", _same),
+    ("[.\u00bf\u00a1\u037e\u0589\u061f\u06d4\u0700-\u0702\u0964\u0965]", _same),
     ("[=/]", _same),
-    (f"[A-Za-z0-9][A-Za-z0-9%.,]*(?:-(?:{_ACRO2}\\.|[A-Za-z0-9]+))+", _same),
-    (
-        f"(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+)*",
-        _no_soft_hyphen,
-    ),
-    ("[A-Z]+(?:(?:[+&]|&amp;)[A-Z]+)+", lambda t: [t.replace("&amp;", "&")]),
+    (_HTHING, _same),
+    (_THING, _no_soft_hyphen),
+    (_THINGA, lambda t: [t.replace("&amp;", "&")]),
     ("(?P<t>')[A-Za-z][^ \t\n\r\u00a0]", _const("`")),
     (f"{_APOSETC}(?:[msdMSD]|(?i:re|ve|ll))", _apos),
     (f"(?i:n){_APOSETC}(?i:t)", _apos),
@@ -297,7 +298,7 @@ _FAST = re.compile(
     # The word before "n't" ("do" of "don't").
     "|(?P<n>[A-Za-z]*[A-MO-Za-mo-z])(?=n't(?![A-Za-z])(?![^ \n]*@))"
     # The clitic itself.
-    "|(?P<r>'(?:s|re|ve|ll|m|d)|n't)(?![A-Za-z])"
+    "|(?P<r>'(?:s|re|ve|ll|m|d)|n't)(?![A-Za-z])(?![^ \n]*@)"
     # A comma that does not start a number (",5"), a period that does not start an ellipsis.
     f"|(?P<p>,(?!{_DIG})|\\.(?=[ \n]|\\Z)(?! \\.))"
     # A double quote: an opening quote before a letter, digit or dollar sign, else a closing one.

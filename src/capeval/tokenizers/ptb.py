@@ -78,6 +78,8 @@ _IS_SEPARATOR = (_BYTE_CLASS == _SPACE) | (_BYTE_CLASS == _COMMA) | (_BYTE_CLASS
 _IS_LINE_END = _BYTE_CLASS == _NEWLINE
 _IS_SPACE_OR_LINE_END = (_BYTE_CLASS == _SPACE) | _IS_LINE_END
 _IS_MARKED = ~(_IS_LETTER | (_BYTE_CLASS == _SPACE))
+# What may follow a clitic on the fast path (a hyphen would not join it to the next word).
+_ENDS_CLITIC = _IS_SEPARATOR | _IS_LINE_END
 _PADDING = 4  # bytes of line end added around the stream so that neighbours can be read without bounds checks
 # Output of the fast path: periods and commas are dropped (the COCO filter removes them), double
 # quotes become a space (they are `` or '' tokens, also removed).
@@ -109,7 +111,11 @@ class PTBTokenizer:
 
     Example:
         >>> PTBTokenizer().tokenize(["A man's hat, (red).", "Don't  stop!"])
-        ["a man 's hat -lrb- red -rrb-", 'do n't stop']
+        ["a man 's hat -lrb- red -rrb-", "do n't stop"]
+        >>> PTBTokenizer().tokenize(["The letter B.", "A sign."])  # the next caption matters
+        ['the letter b', 'a sign']
+        >>> PTBTokenizer().tokenize(["The letter B.", "a sign."])
+        ['the letter b.', 'a sign']
     """
 
     name = "ptb"
@@ -196,8 +202,9 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
       numbers);
     * every hyphen joins a letter or digit to a letter (``t-shirt``, ``3-year-old``: one token);
     * every apostrophe starts a lower-case clitic (``'s 'm 'd 're 've 'll``) after at least two
-      letters or digits and before a non-letter, or is the apostrophe of ``n't`` after a word of
-      letters that does not end in ``n`` (``do n't``);
+      letters or digits, or is the apostrophe of ``n't`` after a word of letters that does not end
+      in ``n`` and does not follow a hyphen (``do n't``); the clitic is followed by a space, comma,
+      period or the caption end;
     * no assimilation (``"gonna"``) occurs.
 
     For such a caption no lexer rule can match anything but the words, hyphenated words, clitics and
@@ -250,9 +257,9 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
     two_letter = np.zeros(apostrophes.size, dtype=bool)
     for first, second in _CLITIC_2:
         two_letter |= (next1 == first) & (next2 == second)
-    clitic = (_CLITIC_1[next1] & ~_IS_LETTER[next2]) | (two_letter & ~_IS_LETTER[next3])
+    clitic = (_CLITIC_1[next1] & _ENDS_CLITIC[next2]) | (two_letter & _ENDS_CLITIC[next3])
     clitic &= _IS_ALNUM[padded[apostrophes + p - 1]] & _IS_ALNUM[padded[apostrophes + p - 2]]
-    n_t = (padded[apostrophes + p - 1] == ord("n")) & (next1 == ord("t")) & ~_IS_LETTER[next2]
+    n_t = (padded[apostrophes + p - 1] == ord("n")) & (next1 == ord("t")) & _ENDS_CLITIC[next2]
     n_t &= _IS_LETTER[padded[apostrophes + p - 2]] & ~np.isin(padded[apostrophes + p - 2], (ord("n"), ord("N")))
     # The word before "n't" must consist of letters only (a digit makes it a different token).
     candidates = np.flatnonzero(n_t)
@@ -262,6 +269,8 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
         offset = offset - 1
         byte = padded[offset]
         n_t[candidates[alive & (_BYTE_CLASS[byte] == _DIGIT)]] = False
+        # After a hyphen the word is part of a hyphenated token, which keeps the "n".
+        n_t[candidates[alive & (_BYTE_CLASS[byte] == _HYPHEN)]] = False
         alive &= _IS_ALNUM[byte]
         if not alive.any():
             break
