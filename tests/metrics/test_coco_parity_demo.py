@@ -59,3 +59,20 @@ def test_reference_order_does_not_matter(metric_cls: Any, demo_tokenized: Any) -
     base = metric.score_tokenized(candidates=cands, references=refs)
     flipped = metric.score_tokenized(candidates=cands, references=[list(reversed(r)) for r in refs])
     np.testing.assert_allclose(base.item_scores, flipped.item_scores, rtol=0, atol=1e-12)
+
+
+def test_end_to_end_from_raw_files(demo_official: dict[str, Any]) -> None:
+    """Raw demo files -> capeval's PTB tokenizer -> scorers: the official corpus and per-image numbers."""
+    from capeval.data import demo_paths
+    from capeval.engines.local import evaluate
+    from capeval.io import load_corpus
+
+    corpus = load_corpus(*demo_paths())
+    assert [str(i) for i in corpus.ids] == list(demo_official["tokenized"]["res"])  # official image order
+    evaluation = evaluate(corpus, metrics=["bleu", "rouge-l", "cider-d"])
+    for name, value in evaluation.official_scores().items():
+        assert abs(value - demo_official["corpus"][name]) <= TOLERANCE, name
+    per_image = evaluation.per_image()
+    for image_id, scores in per_image.items():
+        for name, value in scores.items():
+            assert abs(value - demo_official["per_image"][str(image_id)][name]) <= TOLERANCE, (image_id, name)

@@ -30,6 +30,8 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         "--tokenizer", default="ptb", help="ptb (the COCO tokenizer, default), ws (lower-case + split), none"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    parser.add_argument("--dask", metavar="SCHEDULER",
+                        help="score on a Dask cluster: a scheduler address, or 'local' for a local cluster")
     parser.add_argument("--workers", default="auto",
                         help="worker processes for large corpora: a number, or 'auto' (one per CPU core)")
 
@@ -45,8 +47,11 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
         logging.getLogger("capeval").setLevel(logging.INFO)
     if not args.quiet:
         print(f"capeval: scoring {len(corpus):,} images with {', '.join(metrics)}", file=sys.stderr)
-    evaluation = evaluate(corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress,
-                          workers=_workers(args.workers))
+    if args.dask:
+        evaluation = _evaluate_on_dask(args, corpus, metrics)
+    else:
+        evaluation = evaluate(corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress,
+                              workers=_workers(args.workers))
     if args.format == "json":
         print(format_json(evaluation))
     elif args.format == "csv":
@@ -58,6 +63,21 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
         if not args.quiet:
             print(f"capeval: per-image scores written to {args.per_image}", file=sys.stderr)
     return 0
+
+
+def _evaluate_on_dask(args: argparse.Namespace, corpus: Any, metrics: list[str]) -> Any:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("--dask needs the dask extra: pip install 'capeval[dask]'") from None
+    from capeval.engines.dask import evaluate_dask
+
+    if args.dask == "local":
+        n = _workers(args.workers)
+        with LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as c:
+            return evaluate_dask(corpus, metrics=metrics, tokenizer=args.tokenizer, client=c)
+    with Client(args.dask) as c:
+        return evaluate_dask(corpus, metrics=metrics, tokenizer=args.tokenizer, client=c)
 
 
 def _workers(value: str) -> int:
