@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -237,20 +238,20 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     async def _starlette_error(request: Request, exc: StarletteHTTPException) -> Response:
         return await _http_error(request, HTTPException(exc.status_code, exc.detail))
 
-    def get_challenge(session: Any, slug: str) -> Challenge:
+    def get_challenge(session: Session, slug: str) -> Challenge:
         challenge = session.scalar(select(Challenge).where(Challenge.slug == slug))
         if challenge is None:
             raise HTTPException(404, f"no challenge {slug!r}")
         return challenge
 
-    def get_phase(session: Any, slug: str, phase_name: str) -> Phase:
+    def get_phase(session: Session, slug: str, phase_name: str) -> Phase:
         challenge = get_challenge(session, slug)
         for phase in challenge.phases:
             if phase.name == phase_name:
                 return phase
         raise HTTPException(404, f"challenge {slug!r} has no phase {phase_name!r}")
 
-    def visible_submission(session: Any, submission_id: int, user: User) -> Submission:
+    def visible_submission(session: Session, submission_id: int, user: User) -> Submission:
         submission = session.get(Submission, submission_id)
         if submission is None or not (user.is_host or submission.team_id == user.team_id):
             raise HTTPException(404, f"no submission {submission_id} of your team")

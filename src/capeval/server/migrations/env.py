@@ -15,7 +15,10 @@ def run_migrations_online() -> None:
     """Run migrations with a live connection (the only mode the server uses)."""
     engine = config.attributes.get("engine")
     if engine is None:
-        engine = create_engine(config.get_main_option("sqlalchemy.url"))
+        url = config.get_main_option("sqlalchemy.url")
+        if not url:
+            raise RuntimeError("set sqlalchemy.url or pass an engine in config.attributes['engine']")
+        engine = create_engine(url)
     with engine.connect() as connection:
         context.configure(
             connection=connection,
