@@ -24,18 +24,23 @@ into several references, and fields are trimmed like Java ``String.trim()``. Lin
 
 from __future__ import annotations
 
+import array
+import gc
+import itertools
+import os
 import logging
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
-from snowballstemmer.english_stemmer import EnglishStemmer
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.meteor import _kernel
 from capeval.metrics.meteor._normalize import java_trim, normalize_tokens
 from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
+from capeval.metrics.meteor._words import java_string_hash, word_features
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["METEOR", "MeteorDataError", "java_string_hash", "meteor_segments"]
@@ -52,27 +57,14 @@ STAT_NAMES: tuple[str, ...] = (
     "chunks", "test_word_matches", "ref_word_matches",
 )  # fmt: skip
 
-#: WordNet morphy detachment rules used by METEOR's SynonymDictionary (suffix, replacement).
-_MORPH_RULES: tuple[tuple[str, str], ...] = (
-    ("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
-    ("ies", "y"), ("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
-    ("ing", ""), ("er", ""), ("est", ""), ("er", "e"), ("est", "e"),
-)  # fmt: skip
 _SEPARATOR = "|||"
+#: Distinct segments normalized per batch (bounds the temporary token lists).
+_CHUNK_SENTENCES = 16384
+#: Fewer items than this per thread are not worth a thread.
+_MIN_ITEMS_PER_THREAD = 2000
 _LINE_BREAKS = re.compile("[\r\n]")
-
-
-def java_string_hash(text: str) -> int:
-    """Java ``String.hashCode()`` (signed 32-bit, over UTF-16 code units)."""
-    h = 0
-    if text.isascii():
-        for ch in text:
-            h = (31 * h + ord(ch)) & 0xFFFFFFFF
-    else:
-        data = text.encode("utf-16-le")
-        for k in range(0, len(data), 2):
-            h = (31 * h + (data[k] | (data[k + 1] << 8))) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
+#: Characters Java's String.trim() removes (everything up to U+0020).
+_JAVA_WS = "".join(chr(c) for c in range(0x21))
 
 
 def meteor_segments(candidate: str, references: Sequence[str]) -> tuple[str, list[str]]:
@@ -95,71 +87,61 @@ def meteor_segments(candidate: str, references: Sequence[str]) -> tuple[str, lis
     return java_trim(parts[-1]), [java_trim(p) for p in parts[1:-1]]
 
 
+def _available_cpus() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+
+
 class _WordTables:
-    """Per-word matcher data (hash, stem hash, function flag, synsets, paraphrase id), cached."""
+    """Word ids and matcher features: the paraphrase vocabulary (precomputed) plus extra words.
+
+    Ids ``1..V`` are paraphrase-vocabulary token ids, whose features come from the data
+    cache; words outside it get ids ``V+1..`` and their features are computed here once.
+    """
 
     def __init__(self, data: MeteorData) -> None:
         self.data = data
-        self.ids: dict[str, int] = {}
-        self.hash: list[int] = []
-        self.stem: list[int] = []
-        self.func: list[bool] = []
-        self.para: list[int] = []
-        self.syn: list[np.ndarray] = []
-        self._stemmer = EnglishStemmer()
+        self.vocab = data.paraphrases.vocab
+        self.n_vocab = len(self.vocab) + 1
+        self.extra_ids: dict[str, int] = {}
+        self._extra_words: list[str] = []
+        self._arrays: tuple[np.ndarray, ...] | None = None
 
-    def _synsets(self, word: str) -> np.ndarray:
-        d = self.data
-        index = d.synset_index
-        keys: list[int] = []
-        if word in index:
-            keys.append(index[word])
-        if word in d.exceptions:
-            keys.extend(index[b] for b in d.exceptions[word] if b in index)
-        else:
-            base = self._morph(word)
-            if base in index:
-                keys.append(index[base])
-        if not keys:
-            return np.zeros(0, dtype=np.int32)
-        parts = [d.synset_ids[d.synset_offsets[k] : d.synset_offsets[k + 1]] for k in keys]
-        return np.unique(np.concatenate(parts)).astype(np.int32)
-
-    def _morph(self, word: str) -> str:
-        if word.endswith("ss") or len(word) <= 2:
-            return word
-        index = self.data.synset_index
-        for suffix, ending in _MORPH_RULES:
-            if word.endswith(suffix):
-                candidate = word[: len(word) - len(suffix)] + ending
-                if candidate in index:
-                    return candidate
-        return ""
-
-    def word_id(self, word: str) -> int:
-        wid = self.ids.get(word)
-        if wid is None:
-            wid = len(self.hash)
-            self.ids[word] = wid
-            self.hash.append(java_string_hash(word))
-            self.stem.append(java_string_hash(self._stemmer.stemWord(word)))
-            self.func.append(word.lower() in self.data.function_words)
-            self.para.append(self.data.paraphrases.vocab.get(word, 0))
-            self.syn.append(self._synsets(word))
-        return wid
+    def ids_of(self, tokens: list[str]) -> list[int]:
+        """Word ids of ``tokens`` (new words are registered)."""
+        get = self.vocab.get
+        ids = [get(w, -1) for w in tokens]
+        if -1 in ids:
+            extra = self.extra_ids
+            for w, wid in zip(tokens, ids):
+                if wid < 0 and w not in extra:
+                    extra[w] = self.n_vocab + len(self._extra_words)
+                    self._extra_words.append(w)
+                    self._arrays = None
+            ids = [extra[w] if wid < 0 else wid for w, wid in zip(tokens, ids)]
+        return ids
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        offsets = np.zeros(len(self.syn) + 1, dtype=np.int64)
-        np.cumsum([s.size for s in self.syn], out=offsets[1:])
-        flat = np.concatenate(self.syn) if self.syn else np.zeros(0, dtype=np.int32)
-        return (
-            np.asarray(self.hash, dtype=np.int64),
-            np.asarray(self.stem, dtype=np.int64),
-            np.asarray(self.func, dtype=np.bool_),
-            offsets,
-            flat.astype(np.int32),
-            np.asarray(self.para, dtype=np.int64),
+        """``(hash, stem, synonym signature, function flag, synonym offsets, synonym ids, paraphrase id)``."""
+        if self._arrays is not None and self._arrays[0].shape[0] == self.n_vocab + len(self._extra_words):
+            return self._arrays
+        d = self.data
+        base_hash, base_stem, base_sig, base_off, base_syn = d.vocab_features
+        extra = word_features(self._extra_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
+        e_hash, e_stem, e_sig, e_off, e_syn = extra
+        func = np.concatenate(
+            [d.vocab_function, np.array([w.lower() in d.function_words for w in self._extra_words], dtype=np.bool_)]
         )
+        self._arrays = (
+            np.concatenate([base_hash, e_hash]),
+            np.concatenate([base_stem, e_stem]),
+            np.concatenate([base_sig, e_sig]),
+            func,
+            np.concatenate([base_off[:-1], e_off + base_off[-1]]),
+            np.concatenate([base_syn, e_syn]),
+            np.concatenate([np.arange(self.n_vocab, dtype=np.int64), np.zeros(len(self._extra_words), np.int64)]),
+        )
+        return self._arrays
 
 
 class METEOR(Metric):
@@ -170,6 +152,8 @@ class METEOR(Metric):
 
     Args:
         tokenizer: Tokenizer applied by :meth:`score` (``"ptb"``, as the COCO evaluation).
+        n_threads: Threads for the compiled aligner (default: available CPUs, at most 4).
+            Results do not depend on it.
 
     Example:
         >>> metric = METEOR(tokenizer="none")  # doctest: +SKIP
@@ -182,10 +166,13 @@ class METEOR(Metric):
     outputs: ClassVar[tuple[str, ...]] = ("meteor",)
     official_names: ClassVar[dict[str, str]] = {"meteor": "METEOR"}
 
-    def __init__(self, *, tokenizer: str | Tokenizer = "ptb") -> None:
+    def __init__(self, *, tokenizer: str | Tokenizer = "ptb", n_threads: int | None = None) -> None:
         super().__init__(tokenizer=tokenizer)
+        if n_threads is not None and n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        #: Threads for the compiled aligner (default: the CPUs this process may use, at most 4).
+        self.n_threads = n_threads if n_threads is not None else min(4, _available_cpus())
         self._words: _WordTables | None = None
-        self._tokens: dict[str, list[str]] = {}
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -201,62 +188,82 @@ class METEOR(Metric):
             self._words = _WordTables(load_meteor_data())
         return self._words
 
-    def _sentence(self, text: str, prefixes: dict[str, bool]) -> list[str]:
-        tokens = self._tokens.get(text)
-        if tokens is None:
-            tokens = normalize_tokens(text, prefixes)
-            if len(self._tokens) < 1_000_000:
-                self._tokens[text] = tokens
-        return tokens
-
     def item_stats(
         self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
     ) -> FloatArray:
         """Statistics of the best reference of each item, shape ``(n, 23)``."""
+        # Millions of short-lived token strings and lists: pausing the cyclic garbage
+        # collector avoids repeated full-heap scans (it creates no reference cycles).
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._item_stats(candidates, references)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
         words = self._tables()
         prefixes = words.data.prefixes
         sent_index: dict[str, int] = {}
-        sent_words: list[int] = []
-        sent_off: list[int] = [0]
-
-        def sentence_id(text: str) -> int:
-            sid = sent_index.get(text)
-            if sid is None:
-                sid = len(sent_off) - 1
-                sent_index[text] = sid
-                sent_words.extend(words.word_id(w) for w in self._sentence(text, prefixes))
-                sent_off.append(len(sent_words))
-            return sid
-
         item_hyp = np.empty(len(candidates), dtype=np.int64)
-        ref_off = [0]
+        ref_counts = np.empty(len(candidates), dtype=np.int64)
         ref_sent: list[int] = []
         for i, (cand, refs) in enumerate(zip(candidates, references)):
-            hyp, ref_texts = meteor_segments(cand, refs)
-            item_hyp[i] = sentence_id(hyp)
-            ref_sent.extend(sentence_id(r) for r in ref_texts)
-            ref_off.append(len(ref_sent))
-        w_hash, w_stem, w_func, syn_off, syn_ids, w_para = words.arrays()
+            joined = cand + "".join(refs)
+            if "|" in joined or "\n" in joined or "\r" in joined:
+                hyp, ref_texts = meteor_segments(cand, refs)
+            else:  # nothing for meteor.py or the jar to split: only the trim remains
+                hyp = cand.replace("  ", " ").strip(_JAVA_WS)
+                ref_texts = [r.strip(_JAVA_WS) for r in refs]
+            item_hyp[i] = sent_index.setdefault(hyp, len(sent_index))
+            ref_sent.extend(sent_index.setdefault(r, len(sent_index)) for r in ref_texts)
+            ref_counts[i] = len(ref_texts)
+        # word ids of every distinct segment, in chunks to bound the temporary token lists
+        texts = list(sent_index)
+        s_words = array.array("q")
+        s_off = array.array("q", [0])
+        for start in range(0, len(texts), _CHUNK_SENTENCES):
+            token_lists = [normalize_tokens(t, prefixes) for t in texts[start : start + _CHUNK_SENTENCES]]
+            s_words.extend(words.ids_of(list(itertools.chain.from_iterable(token_lists))))
+            for tokens in token_lists:
+                s_off.append(s_off[-1] + len(tokens))
+        del texts, sent_index
+        ref_off = np.zeros(len(candidates) + 1, dtype=np.int64)
+        np.cumsum(ref_counts, out=ref_off[1:])
+        w_hash, w_stem, w_sig, w_func, syn_off, syn_ids, w_para = words.arrays()
         table = words.data.paraphrases
-        s_off = np.asarray(sent_off, dtype=np.int64)
-        s_words = np.asarray(sent_words, dtype=np.int64)
-        ngrams = _kernel.phrase_ngrams(s_off, s_words, w_para, table.phrase_hi, table.phrase_lo)
-        return _kernel.meteor_item_stats(
-            item_hyp,
-            np.asarray(ref_off, dtype=np.int64),
-            np.asarray(ref_sent, dtype=np.int64),
-            s_off,
-            s_words,
-            ngrams,
+        args = (
+            np.frombuffer(s_off, dtype=np.int64),
+            np.frombuffer(s_words, dtype=np.int64),
+            w_para,
+            table.phrase_hi,
+            table.phrase_lo,
             w_hash,
             w_stem,
+            w_sig,
             w_func,
             syn_off,
             syn_ids,
-            table.phrase_len,
             table.group_offsets,
             table.group_dst,
+            table.group_dlen,
         )
+        ref_sent_arr = np.asarray(ref_sent, dtype=np.int64)
+        n = len(candidates)
+        workers = min(self.n_threads, max(1, n // _MIN_ITEMS_PER_THREAD))
+        if workers <= 1:
+            return _kernel.meteor_item_stats(item_hyp, ref_off, ref_sent_arr, *args)
+        # The compiled kernel releases the GIL: split the items across threads.
+        bounds = np.linspace(0, n, workers + 1).astype(np.int64)
+
+        def run(k: int) -> FloatArray:
+            lo, hi = int(bounds[k]), int(bounds[k + 1])
+            return _kernel.meteor_item_stats(item_hyp[lo:hi], ref_off[lo : hi + 1], ref_sent_arr, *args)
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(run, range(workers)))
+        return np.concatenate(parts)
 
     def compute(self, totals: FloatArray) -> dict[str, float]:
         """Corpus METEOR from summed statistics (METEOR's EVAL aggregate)."""
@@ -266,4 +273,4 @@ class METEOR(Metric):
     def item_outputs(self, stats: FloatArray) -> dict[str, FloatArray]:
         """Per-item METEOR (the jar's EVAL per-segment scores)."""
         stats = np.ascontiguousarray(stats, dtype=np.float64).reshape(-1, len(STAT_NAMES))
-        return {"meteor": np.array([_kernel.segment_score(row) for row in stats], dtype=np.float64)}
+        return {"meteor": _kernel.segment_scores(stats)}

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "N_STATS", "meteor_item_stats", "phrase_ngrams", "segment_score"]
+__all__ = ["HAVE_NUMBA", "N_STATS", "meteor_item_stats", "segment_score", "segment_scores", "sentence_ngrams"]
 
 try:  # numba is an optional accelerator; results are identical without it.
     from numba import njit as _njit
@@ -48,13 +48,22 @@ W_EXACT = 1.0
 W_STEM = 0.6
 W_SYN = 0.8
 W_PARA = 0.6
+#: Rows of the reusable path pool (beam 40 x up to 15 candidates per position).
+_WS_POOL = BEAM_SIZE * 16 + 1
+#: Longest segment the reusable pool holds, in words.
+_WS_WIDTH = 96
+#: Per-path scalars and list buffers kept in the pool (m1, m2, chunks, idx, last, dist, free, lists, sort).
+_N_SCAL = 11
+#: Size (in 64-bit words) and hash multiplier of the per-hypothesis phrase bit filters.
+_BITS_WORDS = 16
+_BITS_MULT = 2654435761
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
 
 @_jit
-def _phrase_find(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any) -> int:
-    a = 0
+def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a: int) -> int:
+    """First index >= ``a`` whose (hi, lo) key is not below ``(hi, lo)``."""
     b = phrase_hi.shape[0]
     while a < b:
         mid = (a + b) >> 1
@@ -63,41 +72,51 @@ def _phrase_find(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any) -
             a = mid + 1
         else:
             b = mid
-    if a < phrase_hi.shape[0] and phrase_hi[a] == hi and phrase_lo[a] == lo:
-        return a
-    return -1
+    return a
 
 
 @_jit
-def phrase_ngrams(
-    sent_off: Any, sent_words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any
-) -> Any:
-    """Phrase id of every (position, length) n-gram of every sentence, -1 when absent.
+def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any) -> Any:
+    """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
     Returns:
-        int32 array of shape ``(n_words_total, MAX_PHRASE)``; row ``sent_off[s] + k`` holds
-        the phrases that start at word ``k`` of sentence ``s``.
+        int32 array of shape ``(len(words), MAX_PHRASE)``.
     """
-    total = sent_words.shape[0]
-    out = np.full((total, MAX_PHRASE), -1, dtype=np.int32)
-    for s in range(sent_off.shape[0] - 1):
-        start = sent_off[s]
-        stop = sent_off[s + 1]
-        for k in range(start, stop):
-            hi = np.uint64(0)
-            lo = np.uint64(0)
-            for length in range(1, MAX_PHRASE + 1):
-                pos = k + length - 1
-                if pos >= stop:
+    n = words.shape[0]
+    n_phrases = phrase_hi.shape[0]
+    out = np.full((n, MAX_PHRASE), -1, dtype=np.int32)
+    for k in range(n):
+        hi = np.uint64(0)
+        lo = np.uint64(0)
+        first = 0
+        for length in range(1, MAX_PHRASE + 1):
+            pos = k + length - 1
+            if pos >= n:
+                break
+            tok = word_para[words[pos]]
+            if tok == 0:
+                break
+            if length <= 4:
+                hi = hi | (np.uint64(tok) << np.uint64(16 * (4 - length)))
+            else:
+                lo = lo | (np.uint64(tok) << np.uint64(16 * (8 - length)))
+            # Keys pad missing tokens with 0, so a prefix sorts just before its extensions:
+            # the lower bound of a phrase that is nobody's prefix ends the walk (a trie walk).
+            first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first)
+            if first == n_phrases:
+                break
+            f_hi = phrase_hi[first]
+            f_lo = phrase_lo[first]
+            if f_hi == hi and f_lo == lo:
+                out[k, length - 1] = first
+            elif length <= 4:
+                shift = np.uint64(16 * (4 - length))
+                if (f_hi >> shift) != (hi >> shift):
                     break
-                tok = word_para[sent_words[pos]]
-                if tok == 0:
+            else:
+                shift = np.uint64(16 * (8 - length))
+                if f_hi != hi or (f_lo >> shift) != (lo >> shift):
                     break
-                if length <= 4:
-                    hi = hi | (np.uint64(tok) << np.uint64(16 * (4 - length)))
-                else:
-                    lo = lo | (np.uint64(tok) << np.uint64(16 * (8 - length)))
-                out[k, length - 1] = _phrase_find(hi, lo, phrase_hi, phrase_lo)
     return out
 
 
@@ -179,10 +198,10 @@ def _less(m_a: int, c_a: int, d_a: int, m_b: int, c_b: int, d_b: int) -> bool:
 
 
 @_jit
-def _stable_order(n: int, msum: Any, chunks: Any, dist: Any) -> Any:
-    """Indices 0..n-1 stably sorted by the path comparator (bottom-up merge sort)."""
-    order = np.arange(n)
-    tmp = np.empty(n, dtype=np.int64)
+def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, order: Any, tmp: Any) -> Any:
+    """Positions 0..n-1 of ``rows`` stably sorted by the path comparator (bottom-up merge sort)."""
+    for k in range(n):
+        order[k] = k
     width = 1
     while width < n:
         lo = 0
@@ -193,14 +212,14 @@ def _stable_order(n: int, msum: Any, chunks: Any, dist: Any) -> Any:
             j = mid
             k = lo
             while i < mid and j < hi:
-                a = order[i]
-                b = order[j]
+                a = rows[order[i]]
+                b = rows[order[j]]
                 # take from the right run only when strictly better: keeps the sort stable
-                if _less(msum[b], chunks[b], dist[b], msum[a], chunks[a], dist[a]):
-                    tmp[k] = b
+                if _less(m1[b] + m2[b], chunks[b], dist[b], m1[a] + m2[a], chunks[a], dist[a]):
+                    tmp[k] = order[j]
                     j += 1
                 else:
-                    tmp[k] = a
+                    tmp[k] = order[i]
                     i += 1
                 k += 1
             while i < mid:
@@ -218,119 +237,158 @@ def _stable_order(n: int, msum: Any, chunks: Any, dist: Any) -> Any:
 
 
 @_jit
+def _para_entries(ng: Any, group_off: Any, group_dst: Any, group_dlen: Any) -> Any:
+    """Paraphrase entries ``(pos, len, paraphrase id, paraphrase len)`` of one sentence.
+
+    In METEOR's trie order: by start position, then phrase length, then file order.
+    """
+    count = 0
+    for k in range(ng.shape[0]):
+        for length in range(MAX_PHRASE):
+            pid = ng[k, length]
+            if pid >= 0:
+                count += group_off[pid + 1] - group_off[pid]
+    ent = np.empty((count, 4), dtype=np.int64)
+    n = 0
+    for k in range(ng.shape[0]):
+        for length in range(MAX_PHRASE):
+            pid = ng[k, length]
+            if pid >= 0:
+                for e in range(group_off[pid], group_off[pid + 1]):
+                    ent[n, 0] = k
+                    ent[n, 1] = length + 1
+                    ent[n, 2] = group_dst[e]
+                    ent[n, 3] = group_dlen[e]
+                    n += 1
+    return ent
+
+
+@_jit
+def _bit_slot(value: int) -> int:
+    return int((np.uint64(value) * np.uint64(_BITS_MULT)) >> np.uint64(20)) & (_BITS_WORDS * 64 - 1)
+
+
+@_jit
+def _bit_set(bits: Any, value: int) -> None:
+    slot = _bit_slot(value)
+    bits[slot >> 6] |= np.uint64(1) << np.uint64(slot & 63)
+
+
+@_jit
+def _bit_test(bits: Any, value: int) -> bool:
+    slot = _bit_slot(value)
+    return (bits[slot >> 6] >> np.uint64(slot & 63)) & np.uint64(1) != 0
+
+
+@_jit
+def _add(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, module: int) -> Any:
+    if n == cand.shape[0]:
+        bigger = np.empty((2 * n, 5), dtype=np.int64)
+        bigger[:n] = cand
+        cand = bigger
+    cand[n, 0] = start
+    cand[n, 1] = length
+    cand[n, 2] = mstart
+    cand[n, 3] = mlength
+    cand[n, 4] = module
+    return cand
+
+
+@_jit
 def _align(
     hyp: Any,
     ref: Any,
     hyp_ng: Any,
     ref_ng: Any,
+    hyp_ent: Any,
+    ref_ent: Any,
+    hyp_ng_bits: Any,
+    hyp_ent_bits: Any,
     w_hash: Any,
     w_stem: Any,
+    w_sig: Any,
     w_func: Any,
     syn_off: Any,
     syn_ids: Any,
-    phrase_len: Any,
-    group_off: Any,
-    group_dst: Any,
+    ws_match: Any,
+    ws_u1: Any,
+    ws_u2: Any,
+    ws_scal: Any,
     out: Any,
 ) -> None:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats)."""
     nh = hyp.shape[0]
     nr = ref.shape[0]
+    hh = np.empty(nh, dtype=np.int64)
+    hs = np.empty(nh, dtype=np.int64)
+    hg = np.empty(nh, dtype=np.uint64)
+    for i in range(nh):
+        hh[i] = w_hash[hyp[i]]
+        hs[i] = w_stem[hyp[i]]
+        hg[i] = w_sig[hyp[i]]
     identical = nh == nr
     if identical:
         for k in range(nh):
-            if w_hash[hyp[k]] != w_hash[ref[k]]:
+            if hh[k] != w_hash[ref[k]]:
                 identical = False
                 break
     # --- candidate matches, per reference position, in the Java module order ---
-    cap = 64 + 4 * (nh + nr)
-    c_start = np.empty(cap, dtype=np.int64)
-    c_len = np.empty(cap, dtype=np.int64)
-    c_mstart = np.empty(cap, dtype=np.int64)
-    c_mlen = np.empty(cap, dtype=np.int64)
-    c_mod = np.empty(cap, dtype=np.int64)
+    cand = np.empty((64 + 4 * (nh + nr), 5), dtype=np.int64)
     pos_off = np.zeros(nr + 1, dtype=np.int64)
     n = 0
+    r_ptr = 0
+    n_ref_ent = ref_ent.shape[0]
     for j in range(nr):
         b = ref[j]
         hb = w_hash[b]
-        for module in range(4 if not identical else 1):
-            if module <= 2:
-                for i in range(nh):
-                    a = hyp[i]
-                    ha = w_hash[a]
-                    if module == 0:
-                        ok = ha == hb
-                    elif module == 1:
-                        ok = ha != hb and w_stem[a] == w_stem[b]
-                    else:
-                        ok = ha != hb and _synonym_overlap(a, b, syn_off, syn_ids)
-                    if ok:
-                        if n == cap:
-                            cap *= 2
-                            c_start = _grow(c_start, cap)
-                            c_len = _grow(c_len, cap)
-                            c_mstart = _grow(c_mstart, cap)
-                            c_mlen = _grow(c_mlen, cap)
-                            c_mod = _grow(c_mod, cap)
-                        c_start[n] = j
-                        c_len[n] = 1
-                        c_mstart[n] = i
-                        c_mlen[n] = 1
-                        c_mod[n] = module
-                        n += 1
-                continue
-            # paraphrase, direction 1: phrases of the reference starting at j
-            for length in range(1, MAX_PHRASE + 1):
-                if j + length > nr:
-                    break
-                pid = ref_ng[j, length - 1]
-                if pid < 0:
-                    continue
-                for e in range(group_off[pid], group_off[pid + 1]):
-                    d = group_dst[e]
-                    dl = phrase_len[d]
-                    for i in range(nh - dl + 1):
-                        if hyp_ng[i, dl - 1] == d:
-                            if n == cap:
-                                cap *= 2
-                                c_start = _grow(c_start, cap)
-                                c_len = _grow(c_len, cap)
-                                c_mstart = _grow(c_mstart, cap)
-                                c_mlen = _grow(c_mlen, cap)
-                                c_mod = _grow(c_mod, cap)
-                            c_start[n] = j
-                            c_len[n] = length
-                            c_mstart[n] = i
-                            c_mlen[n] = dl
-                            c_mod[n] = 3
-                            n += 1
-            # paraphrase, direction 2: phrases of the hypothesis whose paraphrase starts at j
+        for i in range(nh):
+            if hh[i] == hb:
+                cand = _add(cand, n, j, 1, i, 1, 0)
+                n += 1
+        if not identical:
+            sb = w_stem[b]
             for i in range(nh):
-                for length in range(1, MAX_PHRASE + 1):
-                    if i + length > nh:
-                        break
-                    pid = hyp_ng[i, length - 1]
-                    if pid < 0:
-                        continue
-                    for e in range(group_off[pid], group_off[pid + 1]):
-                        d = group_dst[e]
-                        dl = phrase_len[d]
-                        if j + dl <= nr and ref_ng[j, dl - 1] == d:
-                            if n == cap:
-                                cap *= 2
-                                c_start = _grow(c_start, cap)
-                                c_len = _grow(c_len, cap)
-                                c_mstart = _grow(c_mstart, cap)
-                                c_mlen = _grow(c_mlen, cap)
-                                c_mod = _grow(c_mod, cap)
-                            c_start[n] = j
-                            c_len[n] = dl
-                            c_mstart[n] = i
-                            c_mlen[n] = length
-                            c_mod[n] = 3
-                            n += 1
+                if hh[i] != hb and hs[i] == sb:
+                    cand = _add(cand, n, j, 1, i, 1, 1)
+                    n += 1
+            gb = w_sig[b]
+            if gb != 0:
+                for i in range(nh):
+                    if hh[i] != hb and (hg[i] & gb) != 0 and _synonym_overlap(hyp[i], b, syn_off, syn_ids):
+                        cand = _add(cand, n, j, 1, i, 1, 2)
+                        n += 1
+            # paraphrase, direction 1: phrases of the reference starting at j
+            while r_ptr < n_ref_ent and ref_ent[r_ptr, 0] == j:
+                length = ref_ent[r_ptr, 1]
+                d = ref_ent[r_ptr, 2]
+                dl = ref_ent[r_ptr, 3]
+                if not _bit_test(hyp_ng_bits, d):  # the hypothesis has no such phrase
+                    r_ptr += 1
+                    continue
+                for i in range(nh - dl + 1):
+                    if hyp_ng[i, dl - 1] == d:
+                        cand = _add(cand, n, j, length, i, dl, 3)
+                        n += 1
+                r_ptr += 1
+            # paraphrase, direction 2: phrases of the hypothesis whose paraphrase starts at j
+            hit = False
+            for length in range(MAX_PHRASE):
+                pid = ref_ng[j, length]
+                if pid >= 0 and _bit_test(hyp_ent_bits, pid):
+                    hit = True
+                    break
+            if hit:
+                for e in range(hyp_ent.shape[0]):
+                    dl = hyp_ent[e, 3]
+                    if j + dl <= nr and ref_ng[j, dl - 1] == hyp_ent[e, 2]:
+                        cand = _add(cand, n, j, dl, hyp_ent[e, 0], hyp_ent[e, 1], 3)
+                        n += 1
         pos_off[j + 1] = n
+    c_start = cand[:, 0]
+    c_len = cand[:, 1]
+    c_mstart = cand[:, 2]
+    c_mlen = cand[:, 3]
+    c_mod = cand[:, 4]
     # --- coverage and definite matches ---
     cov1 = np.zeros(nh, dtype=np.int64)
     cov2 = np.zeros(nr, dtype=np.int64)
@@ -345,22 +403,41 @@ def _align(
     # Paths live in a pool of rows; lists of row ids play the role of Java's ArrayLists,
     # so a path that moves on unchanged is never copied.
     pool = BEAM_SIZE * (max_cands + 1) + 1
-    width_r = max(nr, 1)
-    width_h = max(nh, 1)
-    p_match = np.full((pool, width_r), -1, dtype=np.int64)
-    p_u1 = np.zeros((pool, width_h), dtype=np.bool_)
-    p_u2 = np.zeros((pool, width_r), dtype=np.bool_)
-    p_m1 = np.zeros(pool, dtype=np.int64)
-    p_m2 = np.zeros(pool, dtype=np.int64)
-    p_chunks = np.zeros(pool, dtype=np.int64)
-    p_idx = np.zeros(pool, dtype=np.int64)
-    p_last = np.full(pool, -1, dtype=np.int64)
-    p_dist = np.zeros(pool, dtype=np.int64)
-    p_msum = np.zeros(pool, dtype=np.int64)
-    free = np.arange(pool - 1, -1, -1)
-    n_free = pool
-    n_free -= 1
+    if pool <= ws_match.shape[0] and nr <= ws_match.shape[1] and nh <= ws_u1.shape[1]:
+        p_match = ws_match
+        p_u1 = ws_u1
+        p_u2 = ws_u2
+        scal = ws_scal
+    else:  # unusually long or ambiguous segment: a private, larger pool
+        width = max(nr, nh, 1)
+        p_match = np.empty((pool, width), dtype=np.int64)
+        p_u1 = np.empty((pool, width), dtype=np.bool_)
+        p_u2 = np.empty((pool, width), dtype=np.bool_)
+        scal = np.empty((_N_SCAL, pool), dtype=np.int64)
+    p_m1 = scal[0]
+    p_m2 = scal[1]
+    p_chunks = scal[2]
+    p_idx = scal[3]
+    p_last = scal[4]
+    p_dist = scal[5]
+    free = scal[6]
+    paths = scal[7]
+    nexts = scal[8]
+    sort_a = scal[9]
+    sort_b = scal[10]
+    for k in range(pool):
+        free[k] = pool - 1 - k
+    n_free = pool - 1
     start_row = free[n_free]
+    p_match[start_row, :nr] = -1
+    p_u1[start_row, :nh] = False
+    p_u2[start_row, :nr] = False
+    p_m1[start_row] = 0
+    p_m2[start_row] = 0
+    p_chunks[start_row] = 0
+    p_idx[start_row] = 0
+    p_last[start_row] = -1
+    p_dist[start_row] = 0
     for j in range(nr):
         if pos_off[j + 1] - pos_off[j] == 1:
             c = pos_off[j]
@@ -377,17 +454,12 @@ def _align(
                     p_u2[start_row, j + k] = True
                 for k in range(c_mlen[c]):
                     p_u1[start_row, c_mstart[c] + k] = True
-    paths = np.empty(pool, dtype=np.int64)
-    nexts = np.empty(pool, dtype=np.int64)
     nexts[0] = start_row
     n_next = 1
     for cur in range(nr + 1):
         paths, nexts = nexts, paths
         n_paths = n_next
-        for r in range(n_paths):
-            row = paths[r]
-            p_msum[r] = p_m1[row] + p_m2[row]
-        order = _stable_order(n_paths, p_msum, _gather(p_chunks, paths, n_paths), _gather(p_dist, paths, n_paths))
+        order = _stable_order(n_paths, paths, p_m1, p_m2, p_chunks, p_dist, sort_a, sort_b)
         # rows beyond the beam are dropped
         for rank in range(BEAM_SIZE, n_paths):
             free[n_free] = paths[order[rank]]
@@ -434,9 +506,9 @@ def _align(
                     continue
                 n_free -= 1
                 q = free[n_free]
-                p_match[q, :] = p_match[p, :]
-                p_u1[q, :] = p_u1[p, :]
-                p_u2[q, :] = p_u2[p, :]
+                p_match[q, :nr] = p_match[p, :nr]
+                p_u1[q, :nh] = p_u1[p, :nh]
+                p_u2[q, :nr] = p_u2[p, :nr]
                 p_chunks[q] = p_chunks[p]
                 p_dist[q] = p_dist[p]
                 for k in range(c_len[c]):
@@ -472,10 +544,7 @@ def _align(
                     break
             nexts[0] = row
             n_next = 1
-    for r in range(n_next):
-        row = nexts[r]
-        p_msum[r] = p_m1[row] + p_m2[row]
-    order = _stable_order(n_next, p_msum, _gather(p_chunks, nexts, n_next), _gather(p_dist, nexts, n_next))
+    order = _stable_order(n_next, nexts, p_m1, p_m2, p_chunks, p_dist, sort_a, sort_b)
     best = nexts[order[0]]
     # --- statistics of the best alignment ---
     for k in range(N_STATS):
@@ -522,36 +591,24 @@ def _align(
 
 
 @_jit
-def _gather(values: Any, rows: Any, n: int) -> Any:
-    out = np.empty(n, dtype=np.int64)
-    for r in range(n):
-        out[r] = values[rows[r]]
-    return out
-
-
-@_jit
-def _grow(arr: Any, cap: int) -> Any:
-    out = np.empty(cap, dtype=arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out
-
-
-@_jit
 def meteor_item_stats(
     item_hyp: Any,
     ref_off: Any,
     ref_sent: Any,
     sent_off: Any,
     sent_words: Any,
-    ngrams: Any,
+    word_para: Any,
+    phrase_hi: Any,
+    phrase_lo: Any,
     w_hash: Any,
     w_stem: Any,
+    w_sig: Any,
     w_func: Any,
     syn_off: Any,
     syn_ids: Any,
-    phrase_len: Any,
     group_off: Any,
     group_dst: Any,
+    group_dlen: Any,
 ) -> Any:
     """Statistics rows of the best reference of each item (highest score, earliest on ties).
 
@@ -562,17 +619,33 @@ def meteor_item_stats(
     n_items = item_hyp.shape[0]
     result = np.zeros((n_items, N_STATS), dtype=np.float64)
     row = np.zeros(N_STATS, dtype=np.float64)
+    # reusable search workspace, enough for ordinary captions
+    ws_match = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.int64)
+    ws_u1 = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.bool_)
+    ws_u2 = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.bool_)
+    ws_scal = np.empty((_N_SCAL, _WS_POOL), dtype=np.int64)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
-        hyp_ng = ngrams[sent_off[h] : sent_off[h + 1]]
+        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo)
+        hyp_ent = _para_entries(hyp_ng, group_off, group_dst, group_dlen)
+        # bit filters of the hypothesis' phrases and of their paraphrases
+        hyp_ng_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
+        for k in range(hyp_ng.shape[0]):
+            for length in range(MAX_PHRASE):
+                if hyp_ng[k, length] >= 0:
+                    _bit_set(hyp_ng_bits, hyp_ng[k, length])
+        hyp_ent_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
+        for e in range(hyp_ent.shape[0]):
+            _bit_set(hyp_ent_bits, hyp_ent[e, 2])
         best = -1.0
         for r_i in range(ref_off[it], ref_off[it + 1]):
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
-            ref_ng = ngrams[sent_off[r] : sent_off[r + 1]]
-            _align(hyp, ref, hyp_ng, ref_ng, w_hash, w_stem, w_func, syn_off, syn_ids, phrase_len, group_off,
-                   group_dst, row)
+            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo)
+            ref_ent = _para_entries(ref_ng, group_off, group_dst, group_dlen)
+            _align(hyp, ref, hyp_ng, ref_ng, hyp_ent, ref_ent, hyp_ng_bits, hyp_ent_bits, w_hash, w_stem, w_sig, w_func, syn_off, syn_ids,
+                   ws_match, ws_u1, ws_u2, ws_scal, row)
             score = segment_score(row)
             if score > best:
                 best = score
@@ -584,3 +657,12 @@ def meteor_item_stats(
             # MeteorStats.addStats leaves out the chunk of a perfect segment.
             st[20] = 0.0
     return result
+
+
+@_jit
+def segment_scores(stats: Any) -> Any:
+    """:func:`segment_score` of every row."""
+    out = np.empty(stats.shape[0], dtype=np.float64)
+    for i in range(stats.shape[0]):
+        out[i] = segment_score(stats[i])
+    return out

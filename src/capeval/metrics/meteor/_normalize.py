@@ -40,8 +40,6 @@ _APOS_5 = re.compile(r"([0-9])'([s])")
 _HAS_ALPHA = re.compile(f"[{_ALPHA}]")
 _FINAL_SPACE = re.compile("[ \u2000-\u200a\u202f\u205f\u3000\u00a0]+")
 _TOKEN_SPLIT = re.compile(f"[{_TOKENIZER_SPACE}]+")
-#: Strings that need no normalization at all: plain ASCII letters, digits and spaces.
-_PLAIN = re.compile(r"[A-Za-z0-9 ]*")
 
 
 def java_trim(text: str) -> str:
@@ -112,6 +110,7 @@ def normalize_tokens(text: str, prefixes: dict[str, bool]) -> list[str]:
     Returns:
         The words METEOR aligns (``java.util.StringTokenizer`` split of the normalized line).
     """
-    if _PLAIN.fullmatch(text):
+    if text.isascii() and text.replace(" ", "").isalnum():
+        # plain ASCII letters, digits and spaces: no normalization rule applies
         return text.lower().split()
     return _java_tokens(_normalize_line(text, prefixes).lower())

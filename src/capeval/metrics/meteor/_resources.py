@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from capeval.metrics.meteor._words import WordFeatures, word_features
+
 __all__ = [
     "MeteorData",
     "MeteorDataError",
@@ -56,7 +58,7 @@ SYNSETS_SHA256 = "e3eb16057491a7e9d3ea37fc4af8db6820ad0d34f426cfe0217bada3c00eca
 EXCEPTIONS_SHA256 = "4c3bd065e3029ac8cfe78e262d7fd4bd8df9ed6d7584841f86de0c19fcf00c65"
 
 #: Bumped whenever the on-disk cache layout changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 3
 #: Bits per token id in a packed phrase key (the paraphrase vocabulary has 43,139 words).
 TOKEN_BITS = 16
 #: Tokens packed into one uint64 key word; phrases have at most 7 tokens, so two words suffice.
@@ -141,6 +143,7 @@ class ParaphraseTable:
         group_offsets: ``group_dst[group_offsets[p]:group_offsets[p + 1]]`` are the paraphrases
             of phrase ``p`` (as reference-side phrase), in file order.
         group_dst: Phrase ids of the paraphrases.
+        group_dlen: Token length of each ``group_dst`` phrase (stored alongside for locality).
     """
 
     vocab: dict[str, int]
@@ -149,6 +152,7 @@ class ParaphraseTable:
     phrase_len: npt.NDArray[np.int8]
     group_offsets: npt.NDArray[np.int64]
     group_dst: npt.NDArray[np.int32]
+    group_dlen: npt.NDArray[np.int8]
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,10 @@ class MeteorData:
     #: Inflected form -> base forms (WordNet exception list).
     exceptions: dict[str, tuple[str, ...]]
     paraphrases: ParaphraseTable
+    #: Matcher features of the paraphrase vocabulary, indexed by token id (see ``_words.word_features``).
+    vocab_features: WordFeatures
+    #: Function-word flag of the paraphrase vocabulary, indexed by token id.
+    vocab_function: npt.NDArray[np.bool_]
     source: str
 
 
@@ -224,12 +232,15 @@ def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
     vocab_words = [""] * (len(vocab) + 1)
     for word, idx in vocab.items():
         vocab_words[idx] = word
+    group_dst = dst[by_src].astype(np.int32)
+    sorted_len = lengths[order]
     return {
         "phrase_hi": hi[order],
         "phrase_lo": lo[order],
-        "phrase_len": lengths[order],
+        "phrase_len": sorted_len,
         "group_offsets": offsets,
-        "group_dst": dst[by_src].astype(np.int32),
+        "group_dst": group_dst,
+        "group_dlen": sorted_len[group_dst],
         "vocab": "\n".join(vocab_words[1:]),
     }
 
@@ -271,6 +282,18 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
         arrays["prefixes"] = "\n".join(_java_lines(archive.read("nonbreaking/english.prefixes")))
     with gzip.open(data_dir / "english.exceptions.gz", "rb") as handle:
         arrays["exceptions"] = "\n".join(_java_lines(handle.read()))
+    # Matcher features of every paraphrase-vocabulary word (index = token id; 0 is unused),
+    # so that scoring only has to stem and look up words outside this vocabulary.
+    syn_index = _synset_index(str(arrays["synset_words"]))
+    features = word_features(
+        ["", *str(arrays["vocab"]).split("\n")],
+        syn_index,
+        _parse_exceptions(str(arrays["exceptions"])),
+        arrays["synset_offsets"],  # type: ignore[arg-type]
+        arrays["synset_ids"],  # type: ignore[arg-type]
+    )
+    for name, value in zip(("vocab_hash", "vocab_stem", "vocab_sig", "vocab_syn_off", "vocab_syn"), features):
+        arrays[name] = value
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
     try:
@@ -308,6 +331,14 @@ def _read_cache(target: Path) -> dict[str, np.ndarray | str]:
         stem, ext = fname.rsplit(".", 1)
         out[stem] = path.read_bytes().decode("utf-8") if ext == "txt" else np.load(path, mmap_mode="r")
     return out
+
+
+def _synset_index(words_text: str) -> dict[str, int]:
+    index: dict[str, int] = {}
+    for i, word in enumerate(words_text.split("\n")):
+        # Java HashMap.put: a repeated word keeps its last synset list.
+        index[word] = i
+    return index
 
 
 def _parse_prefixes(text: str) -> dict[str, bool]:
@@ -356,7 +387,6 @@ def load_meteor_data() -> MeteorData:
         _build_cache(target, pkg_dir)
         raw = _read_cache(target)
     vocab_words = str(raw["vocab"]).split("\n")
-    syn_words = str(raw["synset_words"]).split("\n")
     table = ParaphraseTable(
         vocab={word: i + 1 for i, word in enumerate(vocab_words)},
         phrase_hi=raw["phrase_hi"],  # type: ignore[arg-type]
@@ -364,19 +394,26 @@ def load_meteor_data() -> MeteorData:
         phrase_len=raw["phrase_len"],  # type: ignore[arg-type]
         group_offsets=raw["group_offsets"],  # type: ignore[arg-type]
         group_dst=raw["group_dst"],  # type: ignore[arg-type]
+        group_dlen=raw["group_dlen"],  # type: ignore[arg-type]
     )
-    synset_index: dict[str, int] = {}
-    for i, word in enumerate(syn_words):
-        # Java HashMap.put: a repeated word keeps its last synset list.
-        synset_index[word] = i
+    synset_index = _synset_index(str(raw["synset_words"]))
+    function_words = frozenset(str(raw["function_words"]).split("\n"))
     _LOADED = MeteorData(
-        function_words=frozenset(str(raw["function_words"]).split("\n")),
+        function_words=function_words,
         prefixes=_parse_prefixes(str(raw["prefixes"])),
         synset_index=synset_index,
         synset_offsets=raw["synset_offsets"],  # type: ignore[arg-type]
         synset_ids=raw["synset_ids"],  # type: ignore[arg-type]
         exceptions=_parse_exceptions(str(raw["exceptions"])),
         paraphrases=table,
+        vocab_features=(
+            raw["vocab_hash"],  # type: ignore[arg-type]
+            raw["vocab_stem"],  # type: ignore[arg-type]
+            raw["vocab_sig"],  # type: ignore[arg-type]
+            raw["vocab_syn_off"],  # type: ignore[arg-type]
+            raw["vocab_syn"],  # type: ignore[arg-type]
+        ),
+        vocab_function=np.array([False] + [w.lower() in function_words for w in vocab_words], dtype=np.bool_),
         source=str(pkg_dir),
     )
     return _LOADED

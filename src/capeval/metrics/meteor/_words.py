@@ -1,0 +1,115 @@
+"""Per-word matcher features of METEOR 1.5: Java hash, stem hash, WordNet synonym sets.
+
+Shared by the one-time cache build (features of the whole paraphrase vocabulary) and by
+the metric (features of words outside that vocabulary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import numpy.typing as npt
+from snowballstemmer.english_stemmer import EnglishStemmer
+
+__all__ = ["WordFeatures", "java_string_hash", "morph", "synonym_set", "word_features"]
+
+#: WordNet morphy detachment rules, in METEOR SynonymDictionary's order (suffix, replacement):
+#: nouns, then verbs, then adjectives.
+MORPH_RULES: tuple[tuple[str, str], ...] = (
+    ("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
+    ("ies", "y"), ("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
+    ("ing", ""), ("er", ""), ("est", ""), ("er", "e"), ("est", "e"),
+)  # fmt: skip
+#: Multiplier of the synonym-set Bloom signature (Knuth's multiplicative hash constant).
+SIG_MULT = 2654435761
+
+WordFeatures = tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int32]
+]
+
+
+def java_string_hash(text: str) -> int:
+    """Java ``String.hashCode()`` (signed 32-bit, over UTF-16 code units)."""
+    h = 0
+    if text.isascii():
+        for ch in text:
+            h = (31 * h + ord(ch)) & 0xFFFFFFFF
+    else:
+        data = text.encode("utf-16-le")
+        for k in range(0, len(data), 2):
+            h = (31 * h + (data[k] | (data[k + 1] << 8))) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def morph(word: str, synset_index: Mapping[str, int]) -> str:
+    """WordNet base form as METEOR's SynonymDictionary finds it (``""`` when none)."""
+    if word.endswith("ss") or len(word) <= 2:
+        return word
+    for suffix, ending in MORPH_RULES:
+        if word.endswith(suffix):
+            candidate = word[: len(word) - len(suffix)] + ending
+            if candidate in synset_index:
+                return candidate
+    return ""
+
+
+def synonym_set(
+    word: str,
+    synset_index: Mapping[str, int],
+    exceptions: Mapping[str, tuple[str, ...]],
+    offsets: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int32],
+) -> npt.NDArray[np.int32]:
+    """Sorted synset ids of ``word``: its own synsets plus those of its base form(s)."""
+    keys: list[int] = []
+    if word in synset_index:
+        keys.append(synset_index[word])
+    if word in exceptions:
+        keys.extend(synset_index[b] for b in exceptions[word] if b in synset_index)
+    else:
+        base = morph(word, synset_index)
+        if base in synset_index:
+            keys.append(synset_index[base])
+    if not keys:
+        return np.zeros(0, dtype=np.int32)
+    return np.unique(np.concatenate([ids[offsets[k] : offsets[k + 1]] for k in keys])).astype(np.int32)
+
+
+def _signature(synsets: npt.NDArray[np.int32]) -> int:
+    # 64-bit Bloom signature: disjoint signatures prove that two words share no synset.
+    sig = 0
+    for sid in synsets.tolist():
+        sig |= 1 << ((sid * SIG_MULT >> 11) & 63)
+    return sig
+
+
+def word_features(
+    words: Iterable[str],
+    synset_index: Mapping[str, int],
+    exceptions: Mapping[str, tuple[str, ...]],
+    offsets: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int32],
+) -> WordFeatures:
+    """Hash, stem hash, synonym signature and synonym sets (CSR) of ``words``."""
+    stemmer = EnglishStemmer()
+    hashes: list[int] = []
+    stems: list[int] = []
+    sigs: list[int] = []
+    sets: list[npt.NDArray[np.int32]] = []
+    for word in words:
+        hashes.append(java_string_hash(word))
+        stems.append(java_string_hash(stemmer.stemWord(word)))
+        syn = synonym_set(word, synset_index, exceptions, offsets, ids)
+        sets.append(syn)
+        sigs.append(_signature(syn))
+    syn_off = np.zeros(len(sets) + 1, dtype=np.int64)
+    np.cumsum([s.size for s in sets], out=syn_off[1:])
+    flat = np.concatenate(sets).astype(np.int32) if sets else np.zeros(0, dtype=np.int32)
+    return (
+        np.asarray(hashes, dtype=np.int64),
+        np.asarray(stems, dtype=np.int64),
+        np.asarray(sigs, dtype=np.uint64),
+        syn_off,
+        flat,
+    )
