@@ -1,0 +1,376 @@
+"""NNEval: a learned caption metric over classic metric scores (Sharif et al. 2018).
+
+NNEval ("NNEval: Neural network based evaluation metric for image captioning", ECCV 2018)
+feeds the scores of BLEU-1..4, METEOR, CIDEr, SPICE and Word Mover's similarity into a small
+feed-forward network trained to tell human captions from machine captions; the metric is the
+probability that a caption is human. The original needs Python 2.7, TensorFlow 1.5 and
+precomputed METEOR/SPICE files. capeval rebuilds it from its own exact components:
+
+* features (:data:`FEATURES`): capeval's BLEU-1..4, METEOR 1.5, CIDEr-D (the COCO
+  evaluation's "CIDEr"), SPICE and :class:`~capeval.metrics.learned.wmd.WMDSimilarity`, each
+  computed over the corpus being scored (CIDEr-D's document frequencies come from its
+  references, as in the COCO evaluation);
+* min-max normalisation of each feature to [-1, 1] with the ranges of the training data,
+  stored in the model (values outside the training range are clipped);
+* the network of :mod:`capeval.metrics.learned.network` (2 x 72 ReLU, softmax over
+  {machine, human}); the item score is P(human), the corpus score its mean.
+
+The default model ships with capeval (``capeval/data/learned/nneval-default.npz``); its
+data, figures and limits are in ``docs/metrics/nneval.md``. ``capeval learned train``
+rebuilds it.
+
+Feature reuse: :meth:`NNEval.score_tokenized` accepts ``features=`` (metric key ->
+:class:`~capeval.metrics.base.CorpusResult` already computed on the same tokenized corpus,
+e.g. ``Evaluation.results``) and computes only what is missing; feature matrices are also
+memoised per tokenized corpus inside an ``NNEval`` object.
+
+Statistics row per item: ``[item_score, 1]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from capeval.metrics.base import CorpusResult, FloatArray, MeanMetric, Metric, check_inputs
+from capeval.metrics.learned.network import Params, predict_proba
+from capeval.tokenizers.base import Tokenizer
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "FEATURES",
+    "FeatureSet",
+    "NNEval",
+    "NNEvalModel",
+    "load_model",
+]
+
+#: NNEval's features (Sharif et al. 2018, Section 3.1), as capeval output names.
+FEATURES: tuple[str, ...] = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "cider-d", "spice", "wmd")
+#: Output name -> registry key of the metric that computes it.
+FEATURE_SOURCES: Mapping[str, str] = {
+    "bleu-1": "bleu",
+    "bleu-2": "bleu",
+    "bleu-3": "bleu",
+    "bleu-4": "bleu",
+    "meteor": "meteor",
+    "cider-d": "cider-d",
+    "spice": "spice",
+    "wmd": "wmd",
+}
+#: File name of the shipped model inside ``capeval/data/learned``.
+DEFAULT_MODEL = "nneval-default.npz"
+#: Class index of "human" in the network's softmax (0 = machine).
+HUMAN_CLASS = 1
+#: Tokenized corpora whose feature matrices an NNEval object remembers.
+_FEATURE_MEMO_SIZE = 4
+
+
+class FeatureSet:
+    """The metrics behind NNEval's features, built lazily with default options.
+
+    Args:
+        features: Output names (subset of :data:`FEATURE_SOURCES`), in model column order.
+        tokenizer: Tokenizer of the feature metrics (they receive tokenized text).
+        options: Extra constructor options per registry key (e.g. ``{"spice": {"cache": False}}``).
+
+    Raises:
+        ValueError: on an unknown feature name.
+    """
+
+    def __init__(
+        self,
+        features: Sequence[str] = FEATURES,
+        *,
+        tokenizer: str | Tokenizer = "ptb",
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        unknown = [f for f in features if f not in FEATURE_SOURCES]
+        if unknown:
+            raise ValueError(f"unknown NNEval feature {unknown[0]!r}; choose from {', '.join(FEATURE_SOURCES)}")
+        self.features = tuple(features)
+        self.keys = tuple(dict.fromkeys(FEATURE_SOURCES[f] for f in self.features))
+        self._tokenizer = tokenizer
+        self._options = dict(options or {})
+        self._metrics: dict[str, Metric] = {}
+
+    def metric(self, key: str) -> Metric:
+        """The feature metric with registry key ``key`` (built on first use)."""
+        if key not in self._metrics:
+            from capeval.registry import get_metric
+
+            self._metrics[key] = get_metric(key, tokenizer=self._tokenizer, **self._options.get(key, {}))
+        return self._metrics[key]
+
+    def fingerprint(self) -> str:
+        """Short hash of every feature metric's configuration (their signature fields)."""
+        parts = [f"{k}:{self.metric(k).signature_fields(None)}" for k in self.keys]
+        return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:8]
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
+        """Each feature metric's corpus-level reference data."""
+        return {k: self.metric(k).prepare(references) for k in self.keys}
+
+    def compute(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Mapping[str, Any] | None = None,
+        *,
+        results: Mapping[str, CorpusResult] | None = None,
+    ) -> FloatArray:
+        """``(n, n_features)`` feature matrix of tokenized items.
+
+        Args:
+            candidates: Tokenized candidates.
+            references: Tokenized references.
+            prepared: From :meth:`prepare` on the whole corpus (computed here if omitted).
+            results: Results already computed on the same items (registry key -> result);
+                used when they come from an identically configured metric.
+        """
+        if prepared is None:
+            prepared = self.prepare(references)
+        columns: dict[str, FloatArray] = {}
+        for key in self.keys:
+            metric = self.metric(key)
+            reused = _reusable(results, key, metric, references, len(candidates))
+            if reused is not None:
+                table = reused.item_table
+            else:
+                stats = np.asarray(metric.item_stats(candidates, references, prepared[key]), dtype=np.float64)
+                table = metric.item_outputs(stats.reshape(len(candidates), -1))
+            for name in self.features:
+                if FEATURE_SOURCES[name] == key:
+                    columns[name] = np.asarray(table[name], dtype=np.float64)
+        return np.column_stack([columns[f] for f in self.features]) if candidates else np.zeros((0, len(self.features)))
+
+
+def _reusable(
+    results: Mapping[str, CorpusResult] | None,
+    key: str,
+    metric: Metric,
+    references: Sequence[Sequence[str]],
+    n_items: int,
+) -> CorpusResult | None:
+    """A given result for ``key`` if it has the expected size and the same signature."""
+    if not results or key not in results:
+        return None
+    result = results[key]
+    if result.n_items != n_items:
+        return None
+    expected = metric.signature(None, references)
+    return result if result.signature.fields == expected.fields else None
+
+
+@dataclass(frozen=True, eq=False)
+class NNEvalModel:
+    """A trained NNEval network with its normalisation ranges and provenance.
+
+    Attributes:
+        features: Feature (output) names, in input column order.
+        lower: Per-feature minimum on the training data.
+        upper: Per-feature maximum on the training data.
+        params: Network parameters ``[W1, b1, W2, b2, W3, b3]``.
+        meta: Provenance: seed, hyper-parameters, training data, validation figures.
+    """
+
+    features: tuple[str, ...]
+    lower: FloatArray
+    upper: FloatArray
+    params: Params
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """First 12 hex digits of the SHA-256 of features, ranges and parameters."""
+        h = hashlib.sha256("|".join(self.features).encode("utf-8"))
+        for array in (self.lower, self.upper, *self.params):
+            h.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+        return h.hexdigest()[:12]
+
+    @property
+    def seed(self) -> int:
+        """The training seed (``-1`` if not recorded)."""
+        return int(self.meta.get("seed", -1))
+
+    def normalise(self, features: FloatArray) -> FloatArray:
+        """Min-max scale each column to [-1, 1] with the training ranges (clipped)."""
+        span = np.where(self.upper > self.lower, self.upper - self.lower, 1.0)
+        scaled = 2.0 * (np.asarray(features, dtype=np.float64) - self.lower) / span - 1.0
+        return np.clip(scaled, -1.0, 1.0)
+
+    def predict(self, features: FloatArray) -> FloatArray:
+        """P(human) of each row of raw (unnormalised) features.
+
+        Raises:
+            ValueError: on a wrong number of columns or a non-finite feature (naming the row).
+        """
+        x = np.asarray(features, dtype=np.float64)
+        if x.ndim != 2 or x.shape[1] != len(self.features):
+            raise ValueError(f"expected features of shape (n, {len(self.features)}), got {x.shape}")
+        bad = np.flatnonzero(~np.isfinite(x).all(axis=1))
+        if bad.size:
+            row = int(bad[0])
+            col = self.features[int(np.flatnonzero(~np.isfinite(x[row]))[0])]
+            raise ValueError(f"item {row}: feature {col!r} is not finite ({x[row].tolist()})")
+        return predict_proba(self.params, self.normalise(x))[:, HUMAN_CLASS]
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to a compressed ``.npz`` (arrays plus JSON provenance)."""
+        arrays = {f"param{k}": p for k, p in enumerate(self.params)}
+        np.savez_compressed(
+            path,
+            features=np.array(self.features),
+            lower=self.lower,
+            upper=self.upper,
+            meta=np.array(json.dumps(dict(self.meta), sort_keys=True)),
+            **arrays,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> NNEvalModel:
+        """Read a model written by :meth:`save`.
+
+        Raises:
+            ValueError: if the file is missing or malformed.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                n_params = sum(1 for k in data.files if k.startswith("param"))
+                params = [np.asarray(data[f"param{k}"], dtype=np.float64) for k in range(n_params)]
+                model = cls(
+                    features=tuple(str(f) for f in data["features"]),
+                    lower=np.asarray(data["lower"], dtype=np.float64),
+                    upper=np.asarray(data["upper"], dtype=np.float64),
+                    params=params,
+                    meta=json.loads(str(data["meta"])),
+                )
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not an NNEval model ({exc})") from exc
+        if not params or params[0].shape[0] != len(model.features) or params[-1].shape != (2,):
+            raise ValueError(f"{path}: network shape does not match {len(model.features)} features and 2 classes")
+        return model
+
+
+def load_model(path: str | Path | None = None) -> NNEvalModel:
+    """Load an NNEval model; default: the one shipped with capeval."""
+    if path is None:
+        from capeval.data import data_path
+
+        path = data_path("learned", DEFAULT_MODEL)
+    return NNEvalModel.load(path)
+
+
+class NNEval(MeanMetric):
+    """NNEval: P(human) of a caption from a network over classic metric scores.
+
+    Args:
+        model: An :class:`NNEvalModel`, a path to one, or ``None`` for the shipped default.
+        tokenizer: Tokenizer name or instance (default ``"ptb"``).
+        feature_options: Extra constructor options of the feature metrics per registry key
+            (must not change their scores, e.g. ``{"spice": {"cache": False}}``).
+
+    Raises:
+        ValueError: if the model file is missing or malformed.
+
+    Example:
+        >>> nneval = NNEval(tokenizer="ws")
+        >>> r = nneval.score(candidates=["a dog runs on the grass"],
+        ...                  references=[["a dog runs on the grass", "a brown dog running on a lawn"]])
+        >>> 0.0 <= r.score <= 1.0
+        True
+    """
+
+    name = "nneval"
+    outputs = ("nneval",)
+    parallel_safe = False
+
+    def __init__(
+        self,
+        *,
+        model: NNEvalModel | str | Path | None = None,
+        tokenizer: str | Tokenizer = "ptb",
+        feature_options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        super().__init__(tokenizer=tokenizer)
+        self.model = model if isinstance(model, NNEvalModel) else load_model(model)
+        self.feature_set = FeatureSet(self.model.features, tokenizer=self.tokenizer, options=feature_options)
+        self._memo: OrderedDict[str, FloatArray] = OrderedDict()
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
+        """The feature metrics' corpus-level reference data (CIDEr-D document frequencies)."""
+        return self.feature_set.prepare(references)
+
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
+        """P(human) of each tokenized item."""
+        return self.model.predict(self.feature_set.compute(candidates, references, prepared))
+
+    def features(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        *,
+        results: Mapping[str, CorpusResult] | None = None,
+    ) -> FloatArray:
+        """Raw feature matrix of a tokenized corpus (memoised per corpus)."""
+        key = _corpus_key(candidates, references)
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        matrix = self.feature_set.compute(candidates, references, results=results)
+        self._memo[key] = matrix
+        while len(self._memo) > _FEATURE_MEMO_SIZE:
+            self._memo.popitem(last=False)
+        return matrix
+
+    def score_tokenized(
+        self,
+        *,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        ids: Sequence[Any] | None = None,
+        prepared: Any = None,
+        progress: bool = False,
+        workers: int = 1,
+        features: Mapping[str, CorpusResult] | None = None,
+    ) -> CorpusResult:
+        """Score tokenized captions, reusing feature results when given.
+
+        Args:
+            features: Metric key -> result already computed on these tokenized items (for
+                instance ``Evaluation.results`` of the same run); reused when the metric's
+                signature matches the feature metric's, computed otherwise.
+
+        Other arguments are those of :meth:`Metric.score_tokenized`; corpus-level data comes
+        from the whole corpus, so ``prepared``, ``progress`` and ``workers`` are ignored.
+        """
+        check_inputs(candidates, references, ids)
+        values = self.model.predict(self.features(candidates, references, results=features))
+        stats = np.column_stack([values, np.ones_like(values)])
+        return self.result_from_stats(stats, references=references, ids=ids)
+
+    def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
+        """Model id (name and parameter digest), training seed and feature configuration."""
+        name = str(self.model.meta.get("name", "nneval"))
+        return (
+            ("model", f"{name}-{self.model.digest}"),
+            ("seed", str(self.model.seed)),
+            ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
+        )
+
+
+def _corpus_key(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> str:
+    h = hashlib.sha256()
+    for cand, refs in zip(candidates, references, strict=True):
+        h.update(cand.encode("utf-8"))
+        h.update(b"\x00")
+        h.update("\x01".join(refs).encode("utf-8"))
+        h.update(b"\x02")
+    return h.hexdigest()
