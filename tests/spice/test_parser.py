@@ -105,3 +105,21 @@ def test_cache_warm_run_matches_cold(tmp_path: Path) -> None:
     warm = SPICE(tokenizer="none", cache=tmp_path / "c.sqlite").score(candidates=cands, references=refs)
     assert list(cold.item_scores) == list(warm.item_scores)
     assert cold.details == warm.details
+
+
+@pytest.mark.parametrize(
+    ("word", "tag", "lemma"),
+    [
+        ("riding", "VBG", "ride"), ("swinging", "VBG", "swing"), ("sitting", "VBG", "sit"), ("raging", "VBG", "rage"),
+        ("lying", "VBG", "lie"), ("parked", "VBD", "park"), ("carried", "VBN", "carry"), ("ridden", "VBN", "ride"),
+        ("washes", "VBZ", "wash"), ("swing", "VBP", "swing"), ("is", "VBZ", "be"), ("has", "VBZ", "have"),
+        ("leaves", "NNS", "leaf"), ("men", "NNS", "man"), ("glasses", "NNS", "glass"), ("buses", "NNS", "bus"),
+        ("pants", "NNS", "pants"), ("people", "NNS", "people"), ("bleachers", "NNS", "bleacher"),
+        ("larger", "JJR", "larger"), ("closest", "JJS", "closest"), ("striped", "JJ", "striped"),
+        ("Dogs", "NN", "dogs"),
+    ],
+)  # fmt: skip
+def test_morpha_like_lemmas(parser: SpacyParser, word: str, tag: str, lemma: str) -> None:
+    parser.graphs(["a dog"])  # loads the model and the WordNet lists it carries
+    assert parser._lemmatizer is not None
+    assert parser._lemmatizer(word, tag) == lemma

@@ -135,14 +135,9 @@ class MorphaLemmatizer:
                         return stem[:-1] + "y"
                     if stem + "e" in index:
                         return stem + "e"
-                ordered = (
-                    [stem + "e", stem]
-                    if _cvc(stem) or stem.endswith(("c", "v", "u", "g", "z"))
-                    else [
-                        stem,
-                        stem + "e",
-                    ]
-                )
+                # An "e" was probably dropped after consonant-vowel-consonant ("riding": ride, not rid);
+                # otherwise the bare stem wins when both are verbs ("swinging": swing, not swinge).
+                ordered = [stem + "e", stem] if _cvc(stem) else [stem, stem + "e"]
                 if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS:
                     ordered.insert(0, stem[:-1])
                 for cand in ordered:
