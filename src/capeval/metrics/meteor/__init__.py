@@ -203,6 +203,18 @@ class METEOR(Metric):
                 gc.enable()
 
     def _item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
+        stats = self._kernel_stats(candidates, references)
+        failed = np.flatnonzero(np.isnan(stats[:, 0]))
+        if failed.size:
+            i = int(failed[0])
+            raise ValueError(
+                f"item {i}: candidate/reference pair too long or repetitive for METEOR's beam search "
+                f"(more than {_kernel.MAX_CANDIDATES} candidate matches or {_kernel.MAX_SEARCH_WORK:.0e} "
+                f"search steps; {failed.size} item(s) affected)"
+            )
+        return stats
+
+    def _kernel_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
         words = self._tables()
         prefixes = words.data.prefixes
         sent_index: dict[str, int] = {}

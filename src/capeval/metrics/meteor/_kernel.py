@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "N_STATS", "meteor_item_stats", "segment_score", "segment_scores", "sentence_ngrams"]
+__all__ = ["HAVE_NUMBA", "MAX_CANDIDATES", "MAX_SEARCH_WORK", "N_STATS", "meteor_item_stats", "segment_score", "segment_scores", "sentence_ngrams"]
 
 try:  # numba is an optional accelerator; results are identical without it.
     from numba import njit as _njit
@@ -57,6 +57,10 @@ _N_SCAL = 11
 #: Size (in 64-bit words) and hash multiplier of the per-hypothesis phrase bit filters.
 _BITS_WORDS = 16
 _BITS_MULT = 2654435761
+#: Work limits of one alignment, far beyond any caption (the official jar would run for
+#: minutes to hours on such input): candidate matches, and path-copy work of the beam search.
+MAX_CANDIDATES = 2_000_000
+MAX_SEARCH_WORK = 2.0e10
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
@@ -315,8 +319,12 @@ def _align(
     ws_u2: Any,
     ws_scal: Any,
     out: Any,
-) -> None:
-    """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats)."""
+) -> bool:
+    """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
+
+    Returns:
+        False (and leaves ``out`` undefined) when the segment pair is beyond the work limits.
+    """
     nh = hyp.shape[0]
     nr = ref.shape[0]
     hh = np.empty(nh, dtype=np.int64)
@@ -384,6 +392,8 @@ def _align(
                         cand = _add(cand, n, j, dl, hyp_ent[e, 0], hyp_ent[e, 1], 3)
                         n += 1
         pos_off[j + 1] = n
+        if n > MAX_CANDIDATES:
+            return False
     c_start = cand[:, 0]
     c_len = cand[:, 1]
     c_mstart = cand[:, 2]
@@ -409,10 +419,13 @@ def _align(
         p_u2 = ws_u2
         scal = ws_scal
     else:  # unusually long or ambiguous segment: a private, larger pool
-        width = max(nr, nh, 1)
-        p_match = np.empty((pool, width), dtype=np.int64)
-        p_u1 = np.empty((pool, width), dtype=np.bool_)
-        p_u2 = np.empty((pool, width), dtype=np.bool_)
+        # Java copies these arrays for every new path too; refuse what would run for hours.
+        work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
+        if work > MAX_SEARCH_WORK:
+            return False
+        p_match = np.empty((pool, max(nr, 1)), dtype=np.int64)
+        p_u1 = np.empty((pool, max(nh, 1)), dtype=np.bool_)
+        p_u2 = np.empty((pool, max(nr, 1)), dtype=np.bool_)
         scal = np.empty((_N_SCAL, pool), dtype=np.int64)
     p_m1 = scal[0]
     p_m2 = scal[1]
@@ -588,6 +601,7 @@ def _align(
     if last != -1:
         chunks += 1
     out[20] = chunks
+    return True
 
 
 @_jit
@@ -644,13 +658,19 @@ def meteor_item_stats(
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
             ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo)
             ref_ent = _para_entries(ref_ng, group_off, group_dst, group_dlen)
-            _align(hyp, ref, hyp_ng, ref_ng, hyp_ent, ref_ent, hyp_ng_bits, hyp_ent_bits, w_hash, w_stem, w_sig, w_func, syn_off, syn_ids,
+            ok = _align(hyp, ref, hyp_ng, ref_ng, hyp_ent, ref_ent, hyp_ng_bits, hyp_ent_bits, w_hash, w_stem, w_sig, w_func, syn_off, syn_ids,
                    ws_match, ws_u1, ws_u2, ws_scal, row)
+            if not ok:
+                best = math.nan
+                break
             score = segment_score(row)
             if score > best:
                 best = score
                 result[it, :] = row
         st = result[it]
+        if math.isnan(best):
+            st[:] = math.nan
+            continue
         t_total = st[4] + st[6] + st[8] + st[10] + st[12] + st[14] + st[16] + st[18]
         r_total = st[5] + st[7] + st[9] + st[11] + st[13] + st[15] + st[17] + st[19]
         if t_total == st[0] and r_total == st[1] and st[20] == 1.0:

@@ -1,0 +1,211 @@
+"""METEOR 1.5: bit-exact parity with the official jar on golden data, plus edge cases.
+
+Golden data: tests/data/meteor/ (see PROVENANCE.md). Needs the METEOR tables of an installed
+pycocoevalcap 1.2 (skipped with the install hint otherwise).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from capeval.metrics.meteor import METEOR, MeteorDataError, java_string_hash, meteor_segments
+from capeval.metrics.meteor._normalize import normalize_tokens
+from capeval.metrics.meteor._resources import load_meteor_data
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "meteor"
+#: Acceptance tolerances: per-item scores absolute, corpus relative (Java vs glibc pow, spec §0.7).
+ITEM_ATOL = 1e-12
+CORPUS_RTOL = 1e-15
+
+
+@pytest.fixture(scope="module")
+def meteor() -> METEOR:
+    try:
+        load_meteor_data()
+    except MeteorDataError as exc:
+        pytest.skip(str(exc))
+    return METEOR(tokenizer="none")
+
+
+def _curated() -> tuple[list[tuple[str, str, list[str], float, str]], float]:
+    rows = []
+    corpus = math.nan
+    for line in (DATA / "meteor_vectors.tsv").read_text(encoding="utf-8").splitlines():
+        if line.startswith("# CORPUS"):
+            corpus = float(line.rsplit(":", 1)[1])
+            continue
+        if line.startswith("#") or line.startswith("id\t"):
+            continue
+        ident, hyp, refs, score, stats = line.split("\t")
+        rows.append((ident, json.loads(hyp), json.loads(refs), float(score), stats))
+    return rows, corpus
+
+
+def _official_row(stats_line: str) -> np.ndarray:
+    """The jar's SCORE line as our statistics row (perfect segments carry 0 chunks)."""
+    row = np.array([float(x) for x in stats_line.split()])
+    perfect = row[4:20:2].sum() == row[0] and row[5:20:2].sum() == row[1] and row[20] == 1.0
+    if perfect:
+        row[20] = 0.0
+    return row
+
+
+def _check(result: Any, scores: list[float], corpus: float) -> None:
+    diff = np.abs(result.item_scores - np.asarray(scores))
+    assert int((diff > ITEM_ATOL).sum()) == 0, f"{int((diff > ITEM_ATOL).sum())} items differ, max {diff.max()}"
+    assert result.score == pytest.approx(corpus, rel=CORPUS_RTOL, abs=0)
+
+
+def test_curated_vectors(meteor: METEOR) -> None:
+    rows, corpus = _curated()
+    assert len(rows) == 16
+    result = meteor.score_tokenized(candidates=[r[1] for r in rows], references=[r[2] for r in rows])
+    _check(result, [r[3] for r in rows], corpus)
+    for (ident, *_, stats), got in zip(rows, result.stats):
+        np.testing.assert_array_equal(got, _official_row(stats), err_msg=ident)
+
+
+@pytest.mark.parametrize("batch", ["random1500", "fakecap1000"])
+def test_bulk_vectors(meteor: METEOR, batch: str) -> None:
+    with gzip.open(DATA / "meteor_bulk_vectors.jsonl.gz", "rt", encoding="utf-8") as handle:
+        header = json.loads(handle.readline())
+        rows = [r for r in map(json.loads, handle) if r["set"] == batch]
+    result = meteor.score_tokenized(candidates=[r["hyp"] for r in rows], references=[r["refs"] for r in rows])
+    _check(result, [r["score"] for r in rows], header["corpus"][batch])
+    expected = np.vstack([_official_row(r["stats"]) for r in rows])
+    np.testing.assert_array_equal(result.stats, expected)
+
+
+def test_coco_demo(meteor: METEOR) -> None:
+    with gzip.open(DATA / "coco_demo_meteor.json.gz", "rt", encoding="utf-8") as handle:
+        demo = json.load(handle)
+    items = demo["items"]
+    assert len(items) == 1000
+    result = meteor.score_tokenized(
+        candidates=[it["candidate"] for it in items], references=[it["references"] for it in items]
+    )
+    _check(result, [it["meteor"] for it in items], demo["corpus_meteor"])
+    assert result.score == demo["corpus_meteor"]
+
+
+def test_corpus_is_summed_statistics_not_mean(meteor: METEOR) -> None:
+    rows, corpus = _curated()
+    result = meteor.score_tokenized(candidates=[r[1] for r in rows], references=[r[2] for r in rows])
+    assert meteor.corpus_score(result.stats.sum(axis=0)) == result.score
+    assert abs(float(np.mean(result.item_scores)) - corpus) > 0.05
+
+
+def test_threads_do_not_change_results(meteor: METEOR) -> None:
+    with gzip.open(DATA / "meteor_bulk_vectors.jsonl.gz", "rt", encoding="utf-8") as handle:
+        handle.readline()
+        rows = [json.loads(line) for line in handle]
+    cands, refs = [r["hyp"] for r in rows], [r["refs"] for r in rows]
+    one = METEOR(tokenizer="none", n_threads=1).score_tokenized(candidates=cands, references=refs)
+    two = METEOR(tokenizer="none", n_threads=2).score_tokenized(candidates=cands, references=refs)
+    np.testing.assert_array_equal(one.stats, two.stats)
+
+
+def test_registry_and_official_name() -> None:
+    from capeval.registry import metric_class
+
+    cls = metric_class("meteor")
+    assert cls is METEOR
+    assert METEOR.official_names == {"meteor": "METEOR"}
+    assert len(METEOR(tokenizer="none").stat_names) == 23
+
+
+# --- building blocks ----------------------------------------------------------------------
+
+
+def test_java_string_hash() -> None:
+    assert java_string_hash("") == 0
+    assert java_string_hash("hello") == 99162322
+    assert java_string_hash("as") == java_string_hash("c5")  # a real collision METEOR treats as equal
+    assert java_string_hash("café") == ((99 * 31 + 97) * 31 + 102) * 31 + 233
+    assert java_string_hash("\U0001f600") == 0xD83D * 31 + 0xDE00  # two UTF-16 code units
+
+
+def test_normalizer_examples(meteor: METEOR) -> None:
+    prefixes = load_meteor_data().prefixes
+    assert normalize_tokens("the man 's red hat", prefixes) == "the man ' s red hat".split()
+    assert normalize_tokens("a man's hat -lrb- red -rrb- & 1,000.5 dogs' e-mail u.s. ...", prefixes) == (
+        "a man 's hat -lrb- red -rrb- & 1,000.5 dogs ' e mail us ...".split()
+    )
+    assert normalize_tokens("A Man's HAT, (red) \u201cnice\u201d -- well-known x-ray!", prefixes) == (
+        'a man \'s hat , ( red ) " nice " - well known x ray !'.split()
+    )
+    assert normalize_tokens("", prefixes) == []
+
+
+def test_meteor_segments_mirror_meteor_py() -> None:
+    # '|||' is dropped from the candidate but splits a reference into two.
+    hyp, refs = meteor_segments("a ||| dog", ["a cat ||| a dog", " x "])
+    assert hyp == "a dog"
+    assert refs == ["a cat", "a dog", "x"]
+    # Java trim() strips control characters as well as spaces.
+    assert meteor_segments("\x01a dog\x1f", ["r"]) == ("a dog", ["r"])
+
+
+# --- robustness ---------------------------------------------------------------------------
+
+
+def test_empty_and_whitespace_captions(meteor: METEOR) -> None:
+    result = meteor.score_tokenized(
+        candidates=["", "   ", "a dog", ""], references=[["a dog"], ["a dog"], [""], [""]]
+    )
+    assert result.item_scores.tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert result.score == 0.0
+    assert result.stats[0, 1] == 2.0  # the reference length still counts
+
+
+def test_separator_and_newlines_inside_captions(meteor: METEOR) -> None:
+    plain = meteor.score_tokenized(candidates=["a dog runs"], references=[["a dog runs fast", "a cat"]])
+    piped = meteor.score_tokenized(candidates=["a dog ||| runs"], references=[["a dog runs fast ||| a cat"]])
+    assert piped.item_scores[0] == plain.item_scores[0]
+    broken = meteor.score_tokenized(candidates=["a dog\nruns"], references=[["a dog\r\nruns fast", "a cat"]])
+    assert broken.item_scores[0] == plain.item_scores[0]
+
+
+def test_non_ascii(meteor: METEOR) -> None:
+    result = meteor.score_tokenized(
+        candidates=["un café avec décor naïve", "\u4e00\u53ea\u732b", "\U0001f600 dog"],
+        references=[["un café avec décor"], ["\u4e00\u53ea\u732b"], ["\U0001f600 dog"]],
+    )
+    assert 0.0 < result.item_scores[0] < 1.0
+    assert result.item_scores[1] == 1.0
+    assert result.item_scores[2] == 1.0
+
+
+def test_long_captions_finish(meteor: METEOR) -> None:
+    rng = np.random.default_rng(0)
+    vocab = "a man riding horse on beach next to the ocean while people walk their dogs sand".split()
+    vocab += [f"w{i}" for i in range(3000)]
+    long_caption = " ".join(rng.choice(vocab, size=5000))
+    result = meteor.score_tokenized(
+        candidates=[long_caption, "a man riding a horse"],
+        references=[["a man riding a horse on the beach"], [long_caption]],
+    )
+    assert np.all(np.isfinite(result.item_scores))
+    assert result.stats[0, 0] == 5000 and result.stats[1, 1] == 5000
+
+
+def test_pathological_pair_raises_naming_the_item(meteor: METEOR) -> None:
+    huge = " ".join(["a dog"] * 2500)
+    with pytest.raises(ValueError, match="item 1"):
+        meteor.score_tokenized(candidates=["a dog", huge], references=[["a dog"], [huge]])
+
+
+def test_bad_input_shapes_raise(meteor: METEOR) -> None:
+    with pytest.raises(ValueError, match="item 0"):
+        meteor.score_tokenized(candidates=["a"], references=[[]])
+    with pytest.raises(ValueError):
+        meteor.score_tokenized(candidates=["a", "b"], references=[["a"]])
+    with pytest.raises(ValueError, match="n_threads"):
+        METEOR(tokenizer="none", n_threads=0)
