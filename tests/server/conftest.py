@@ -77,8 +77,11 @@ class Server:
     def run_jobs(self) -> int:
         return self.worker(worker_id="test-worker").run(once=True)
 
-    def register(self, username: str, team: str | None = None, password: str = "password-123") -> str:
-        r = self.client.post("/api/v1/register", json={"username": username, "password": password, "team": team})
+    def register(
+        self, username: str, team: str | None = None, password: str = "password-123", team_code: str | None = None
+    ) -> str:
+        body = {"username": username, "password": password, "team": team, "team_code": team_code}
+        r = self.client.post("/api/v1/register", json=body)
         assert r.status_code == 201, r.text
         r = self.client.post("/api/v1/tokens", json={"username": username, "password": password})
         assert r.status_code == 201, r.text

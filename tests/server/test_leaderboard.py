@@ -139,7 +139,7 @@ def test_health_pages_and_accounts(server):
     assert (
         health["status"] == "ok" and health["database"] in ("sqlite", "postgresql") and health["jobs"] == {"queued": 2}
     )
-    for url in ("/", "/login", "/register", "/c/coco-demo", "/docs", "/openapi.json", "/static/app.js"):
+    for url in ("/", "/login", "/register", "/c/coco-demo", "/openapi.json", "/static/app.js"):
         assert server.client.get(url).status_code == 200, url
     assert server.client.get("/c/nope", headers={"accept": "text/html"}).status_code == 404
     r = server.client.post("/api/v1/register", json={"username": "a b", "password": "password-1"})

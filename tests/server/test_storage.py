@@ -64,3 +64,32 @@ def test_chunked_body_cut_off_at_the_limit(tmp_path):
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     # Refused long before the 20 MB body was sent (what was sent beyond the limit sits in socket buffers).
     assert sent < 10_000_000
+
+
+def test_upgrade_from_first_revision_keeps_data(tmp_path):
+    from alembic import command
+    from sqlalchemy import text
+
+    from capeval.server.db import _alembic_config
+
+    db = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    config = _alembic_config(db)
+    command.upgrade(config, "0001")
+    with db.engine.begin() as conn:
+        conn.execute(text("INSERT INTO team (name, created_at) VALUES ('old team', CURRENT_TIMESTAMP)"))
+    upgrade_schema(db)
+    with db.engine.connect() as conn:
+        name, code = conn.execute(text("SELECT name, join_code FROM team")).one()
+    assert name == "old team" and len(code) >= 12
+
+
+def test_joining_a_team_needs_its_code(server):
+    alice = server.register("alice", team="red")
+    r = server.client.post("/api/v1/register", json={"username": "mole", "password": "password-123", "team": "red"})
+    assert r.status_code == 403 and "join code" in r.json()["detail"]
+    code = server.client.get("/api/v1/me", headers={"Authorization": f"Bearer {alice}"}).json()["team_join_code"]
+    r = server.client.post(
+        "/api/v1/register", json={"username": "mole", "password": "password-123", "team": "red", "team_code": "nope"}
+    )
+    assert r.status_code == 403
+    server.register("bob", team="red", team_code=code)

@@ -177,6 +177,10 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
         title="capeval evaluation server",
         version=__version__,
         description="Caption challenges: hidden test references, submission limits, leaderboards.",
+        # The interactive docs pages load their scripts from a CDN; the server stays offline-clean
+        # and serves the schema only (/openapi.json).
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES)
     app.state.settings = settings
@@ -389,7 +393,10 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     # --- JSON API --------------------------------------------------------------------
     @app.post("/api/v1/register", status_code=201, tags=["accounts"])
     async def api_register(request: Request) -> dict[str, Any]:
-        """Create an account (and its team); body ``{"username", "password", "team"?}``."""
+        """Create an account; body ``{"username", "password", "team"?, "team_code"?}``.
+
+        A new team name creates the team; an existing one needs its ``team_code``.
+        """
         body = await _json_body(request)
         user = await run_in_threadpool(
             create_user,
@@ -397,6 +404,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
             str(body.get("username", "")),
             str(body.get("password", "")),
             team_name=body.get("team") or None,
+            team_code=body.get("team_code") or None,
         )
         return {"username": user.username, "team_id": user.team_id}
 
@@ -417,7 +425,12 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     def api_me(request: Request) -> dict[str, Any]:
         """The authenticated user."""
         user = require_user(request)
-        return {"username": user.username, "team": user.team.name if user.team else None, "host": user.is_host}
+        return {
+            "username": user.username,
+            "team": user.team.name if user.team else None,
+            "team_join_code": user.team.join_code if user.team else None,
+            "host": user.is_host,
+        }
 
     @app.get("/api/v1/challenges", tags=["challenges"])
     def api_challenges() -> list[dict[str, Any]]:
@@ -619,6 +632,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
                 str(form.get("username", "")),
                 str(form.get("password", "")),
                 team_name=str(form.get("team", "")) or None,
+                team_code=str(form.get("team_code", "")) or None,
             )
         except ServiceError as exc:
             return render(request, "register.html", status=exc.status, error=exc.message, user=None)

@@ -11,6 +11,7 @@ The schema is created by the Alembic migrations in ``capeval/server/migrations``
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timezone
 
 from sqlalchemy import (
@@ -48,6 +49,8 @@ SUBMISSION_STATES = ("queued", "running", "finished", "failed", "cancelled")
 #: States that do not count against the quota (a server-side failure or a host cancel).
 FREE_STATES = ("failed", "cancelled")
 IN_FLIGHT_STATES = ("queued", "running")
+#: Random bytes of a team join code (12 URL-safe characters).
+JOIN_CODE_BYTES = 9
 
 
 def utcnow() -> datetime:
@@ -76,10 +79,18 @@ class Base(DeclarativeBase):
     """Declarative base of every table."""
 
 
+def new_join_code() -> str:
+    """A random code that lets a new account join an existing team."""
+    return secrets.token_urlsafe(JOIN_CODE_BYTES)
+
+
 class Team(Base):
+    """Participants submit for their team; limits are per team. Joining needs the team's join code."""
+
     __tablename__ = "team"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
+    join_code: Mapped[str] = mapped_column(String(32), default=new_join_code)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

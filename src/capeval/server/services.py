@@ -10,6 +10,7 @@ uploads can never exceed a limit, and two workers never hold the same job.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -97,12 +98,21 @@ def audit(session: Session, actor: User | None, action: str, target: str = "", d
 
 
 def create_user(
-    db: Database, username: str, password: str, *, team_name: str | None = None, is_host: bool = False
+    db: Database,
+    username: str,
+    password: str,
+    *,
+    team_name: str | None = None,
+    team_code: str | None = None,
+    is_host: bool = False,
 ) -> User:
-    """Register a user and put them in a team (created when new).
+    """Register a user and put them in a team: a new one, or an existing one given its join code.
+
+    Hosts join the hosts' team without a code.
 
     Raises:
-        ServiceError: 400 for a bad name or short password, 409 when the name is taken.
+        ServiceError: 400 for a bad name or short password, 409 when the name is taken,
+            403 for an existing team without its join code.
     """
     username = username.strip()
     if not username or len(username) > USERNAME_MAX or not all(c.isalnum() or c in "-_." for c in username):
@@ -119,6 +129,12 @@ def create_user(
             team = Team(name=team_name)
             session.add(team)
             session.flush()
+        elif not is_host and not hmac.compare_digest((team_code or "").strip(), team.join_code):
+            raise ServiceError(
+                403,
+                "team_code",
+                f"team {team_name!r} exists; joining it needs its join code (members find it at /api/v1/me)",
+            )
         user = User(username=username, password_hash=password_hash, is_host=is_host, team_id=team.id)
         session.add(user)
         session.flush()
