@@ -30,22 +30,27 @@ SynsetLookup = Callable[[str], frozenset[int]]
 _LEADING_BE = re.compile(r"^be ")
 
 
-@dataclass
 class Concept:
     """A set of words plus a set of WordNet synset ids.
 
     ``words`` keeps insertion order so that printing a merged concept is deterministic;
-    comparisons use it as a set.
+    comparisons use it as a set (``word_set``). ``text`` is the printed form.
+
+    Args:
+        words: The concept's words.
+        synsets: WordNet synset ids.
     """
 
-    words: list[str]
-    synsets: frozenset[int] = frozenset()
-    word_set: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
-    text: str = field(default="", compare=False, repr=False)
+    __slots__ = ("synsets", "text", "word_set", "words")
 
-    def __post_init__(self) -> None:
-        self.word_set = frozenset(self.words)
-        self.text = "/".join(sorted(self.word_set))
+    def __init__(self, words: list[str], synsets: frozenset[int] = frozenset()) -> None:
+        self.words = words
+        self.synsets = synsets
+        self.word_set = frozenset(words)
+        self.text = words[0] if len(words) == 1 else "/".join(sorted(self.word_set))
+
+    def __repr__(self) -> str:
+        return f"Concept({self.words!r}, {set(self.synsets)!r})"
 
     @classmethod
     def of(cls, word: str, lookup: SynsetLookup | None) -> Concept:

@@ -92,14 +92,31 @@ def _tuples_match(a: Tuple, b: Tuple, exact: bool) -> bool:
 def match_tuples(
     candidate: Sequence[Tuple], reference: Sequence[Tuple], exact: bool = False
 ) -> tuple[list[bool], list[bool]]:
-    """First-match, many-to-one matching; truth values of candidate and reference tuples."""
+    """First-match, many-to-one matching; truth values of candidate and reference tuples.
+
+    Reference tuples are indexed by the words and synsets of their first element, so only
+    those that can match are tested; they are still tried in order, so the first match is
+    the one a plain scan finds.
+    """
     cand_truth = [False] * len(candidate)
     ref_truth = [False] * len(reference)
-    by_length: dict[int, list[int]] = {}
+    index: dict[tuple[int, object], list[int]] = {}
     for j, ref in enumerate(reference):
-        by_length.setdefault(len(ref), []).append(j)
+        head = ref[0]
+        for word in head.word_set:
+            index.setdefault((len(ref), word), []).append(j)
+        if not exact:
+            for synset in head.synsets:
+                index.setdefault((len(ref), synset), []).append(j)
     for i, tup in enumerate(candidate):
-        for j in by_length.get(len(tup), ()):
+        head = tup[0]
+        keys = [(len(tup), w) for w in head.word_set]
+        if not exact:
+            keys += [(len(tup), s) for s in head.synsets]
+        found: set[int] = set()
+        for key in keys:
+            found.update(index.get(key, ()))
+        for j in sorted(found):
             if _tuples_match(tup, reference[j], exact):
                 cand_truth[i] = True
                 ref_truth[j] = True
