@@ -28,7 +28,7 @@ PIECES = [
     "#tag", "www.site.com", "a@b.com", "<b>", "</b>", "<", ">", "/", "*", "=", "+", "~", "\u00a0", "\t",
     "caf\u00e9", "\u2019s", "\u201cquoted\u201d", "\u2014", "\u00bd", "\u00a3", "\u20ac", "\U0001f436",
 ]  # fmt: skip
-GLUE = [" ", " ", " ", " ", " ", "", "  ", ",", ", ", ".", ". ", "-", "'"]
+GLUE = [" ", " ", " ", " ", " ", "", "  ", ",", ", ", ".", ". ", " . ", "-", "'", ": ", "; ", "? ", "! ", '" ', ' "']
 
 
 def _random_caption(rng: random.Random) -> str:
@@ -41,7 +41,7 @@ def _random_caption(rng: random.Random) -> str:
     if rng.random() < 0.3:
         caption = " " + caption
     if rng.random() < 0.5:
-        caption += rng.choice([".", ". ", " .", "", " ", "!", ".."])
+        caption += rng.choice([".", ". ", " .", "", " ", "!", "..", "?", '."', '".', " . .", ". . .", ":"])
     return caption
 
 

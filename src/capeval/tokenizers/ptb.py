@@ -64,12 +64,13 @@ COCO_PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", 
 _OTHER_LINE_BREAKS = ("\r", "\u2028", "\u2029", "\x0b", "\x0c")
 
 # Byte classes for the fast path (ASCII; every byte of a non-ASCII character is "other").
-_OTHER, _LETTER, _DIGIT, _SPACE, _COMMA, _PERIOD, _NEWLINE, _HYPHEN, _APOSTROPHE, _QUOTE = range(10)
+_OTHER, _LETTER, _DIGIT, _SPACE, _COMMA, _PERIOD, _NEWLINE, _HYPHEN, _APOSTROPHE, _QUOTE, _COLON, _STOP = range(12)
 _BYTE_CLASS = np.zeros(256, dtype=np.uint8)
 _BYTE_CLASS[np.frombuffer(string.ascii_letters.encode(), dtype=np.uint8)] = _LETTER
 _BYTE_CLASS[np.frombuffer(string.digits.encode(), dtype=np.uint8)] = _DIGIT
 for _char, _class in ((" ", _SPACE), (",", _COMMA), (".", _PERIOD), ("\n", _NEWLINE), ("-", _HYPHEN),
-                      ("'", _APOSTROPHE), ('"', _QUOTE)):  # fmt: skip
+                      ("'", _APOSTROPHE), ('"', _QUOTE), (":", _COLON), (";", _COLON), ("?", _STOP),
+                      ("!", _STOP)):  # fmt: skip
     _BYTE_CLASS[ord(_char)] = _class
 _LOWER = np.frombuffer(bytes(range(256)).lower(), dtype=np.uint8)
 _IS_LETTER = _BYTE_CLASS == _LETTER
@@ -81,9 +82,13 @@ _IS_MARKED = ~(_IS_LETTER | (_BYTE_CLASS == _SPACE))
 # What may follow a clitic on the fast path (a hyphen would not join it to the next word).
 _ENDS_CLITIC = _IS_SEPARATOR | _IS_LINE_END
 _PADDING = 4  # bytes of line end added around the stream so that neighbours can be read without bounds checks
-# Output of the fast path: periods and commas are dropped (the COCO filter removes them), double
-# quotes become a space (they are `` or '' tokens, also removed).
+# Output of the fast path: periods, commas, colons, semicolons, question and exclamation marks are
+# dropped (single-character tokens that the COCO filter removes), double quotes become a space (they
+# are `` or '' tokens, also removed).
 _FAST_OUTPUT = bytes.maketrans(b'"', b" ")
+_FAST_DELETE = b",.:;?!"
+# What may precede a period that the fast path drops.
+_BEFORE_PERIOD = _IS_ALNUM | (_BYTE_CLASS == _SPACE) | (_BYTE_CLASS == _QUOTE)
 
 # Abbreviations before a period are found by packing the lower-cased word (at most 8 letters) into
 # one integer per period.
@@ -97,7 +102,20 @@ def _pack(word: bytes) -> int:
 
 
 _ABBREVIATION_CODES = np.array(sorted(_pack(word.encode()) for word in ABBREVIATION_WORDS), dtype=np.uint64)
-_ASSIMILATION_BYTES = tuple(word.encode() for word in ASSIMILATIONS)
+# Assimilations are found by their doubled letter ("nn", "tt", "mm" at offsets 2-3), then by the
+# packed 5 or 6 lower-case bytes around it.
+_ASSIMILATION_PAIR_BYTES = np.array(sorted({ord(word[2]) for word in ASSIMILATIONS}), dtype=np.uint8)
+if any(word[2] != word[3] for word in ASSIMILATIONS):  # pragma: no cover - guards a future edit
+    raise RuntimeError("the assimilation search expects a doubled letter at offsets 2-3")
+_FIVE_BYTES = (1 << 40) - 1
+
+
+def _pack_forward(word: bytes) -> int:
+    return sum(byte << (8 * k) for k, byte in enumerate(word))
+
+
+_ASSIMILATION_CODES_5 = np.array([_pack_forward(w.encode()) for w in ASSIMILATIONS if len(w) == 5], dtype=np.uint64)
+_ASSIMILATION_CODES_6 = np.array([_pack_forward(w.encode()) for w in ASSIMILATIONS if len(w) == 6], dtype=np.uint64)
 # A clitic after an apostrophe: 's 'm 'd (one letter) or 're 've 'll (two), lower case only.
 _CLITIC_1 = np.zeros(256, dtype=bool)
 _CLITIC_1[[ord(c) for c in "smd"]] = True
@@ -153,16 +171,13 @@ class PTBTokenizer:
 
         data = stream.encode("utf-8", "surrogatepass")
         lowered = data.lower()
-        complex_indices, insert_spaces = _classify(data, lowered)
+        complex_indices, crowded_indices, insert_spaces = _classify(data, lowered)
         # Fast path for the whole batch (see _classify); captions that need the scanner are replaced
         # below.
         if insert_spaces.size:
             lowered = np.insert(np.frombuffer(lowered, dtype=np.uint8), insert_spaces, ord(" ")).tobytes()
-        text = lowered.translate(_FAST_OUTPUT, b",.")
-        crowded = _lines_with_double_spaces(text)
-        text = text.replace(b" \n", b"\n").replace(b"\n ", b"\n").strip(b" ")
-        lines = text.decode("utf-8", "surrogatepass").split("\n")
-        for index in crowded:
+        lines = lowered.translate(_FAST_OUTPUT, _FAST_DELETE).decode("utf-8", "surrogatepass").split("\n")
+        for index in crowded_indices:
             lines[index] = " ".join(lines[index].split())
         if complex_indices:
             ends = np.cumsum(np.fromiter(map(len, captions), dtype=np.int64, count=len(captions)) + 1)
@@ -173,30 +188,17 @@ class PTBTokenizer:
         return lines
 
 
-def _lines_with_double_spaces(text: bytes) -> list[int]:
-    """Indices of the lines of ``text`` that contain two consecutive spaces."""
-    indices = []
-    line = 0
-    counted_to = 0
-    position = text.find(b"  ")
-    while position >= 0:
-        line += text.count(b"\n", counted_to, position)
-        indices.append(line)
-        counted_to = text.find(b"\n", position)
-        if counted_to < 0:
-            break
-        position = text.find(b"  ", counted_to)
-    return indices
-
-
-def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
+def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], np.ndarray]:
     """Decide which captions the fast path can tokenize, and how.
 
     A caption stays on the fast path when every byte is an ASCII letter, digit, space, comma, period,
-    hyphen, apostrophe or double quote, and
+    colon, semicolon, question or exclamation mark, hyphen, apostrophe or double quote, and
 
-    * every period follows a letter or digit, is followed by a space or the end of the caption, and
-      does not end an abbreviation (``"Mr."``, ``"B."``, ``"etc."``);
+    * every period follows a letter, digit, space or double quote, is followed by a space or the
+      end of the caption but not by `` .`` (an ellipsis), and does not end an abbreviation
+      (``"Mr."``, ``"B."``, ``"etc."``);
+    * every colon, semicolon, question or exclamation mark is followed by a space or the end of the
+      caption and is not part of a run like ``"?!"``;
     * every comma is followed by a space, a comma or the end of the caption (``",5"`` is a number);
     * no digit is separated from the next digit by spaces, commas or periods only (numbers, phone
       numbers);
@@ -217,8 +219,9 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
         lowered: ``data.lower()``.
 
     Returns:
-        Sorted indices of captions that need the full scanner, and the byte offsets before which the
-        fast path inserts a space (clitics).
+        Sorted indices of captions that need the full scanner; sorted indices of the other captions
+        whose spacing needs normalising; and the byte offsets before which the fast path inserts a
+        space (clitics).
     """
     arr = np.frombuffer(data, dtype=np.uint8)
     # padded[i + _PADDING] is arr[i]; the padding reads as line ends.
@@ -232,7 +235,16 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
 
     periods = marked[classes == _PERIOD]
     before, after = padded[periods + p - 1], padded[periods + p + 1]
-    suspicious.append(periods[~_IS_ALNUM[before] | ~_IS_SPACE_OR_LINE_END[after]])
+    # " . . ." is an ellipsis token; a period followed by " ." may start one.
+    ellipsis = (after == ord(" ")) & (padded[periods + p + 2] == ord("."))
+    suspicious.append(periods[~_BEFORE_PERIOD[before] | ~_IS_SPACE_OR_LINE_END[after] | ellipsis])
+
+    # Colons, semicolons, "?" and "!" before a space or line end are single tokens (runs like "?!"
+    # and "!!!" are kept by the COCO filter, so they go to the scanner).
+    colons = marked[(classes == _COLON) | (classes == _STOP)]
+    after = padded[colons + p + 1]
+    run = (_BYTE_CLASS[padded[colons + p - 1]] == _STOP) & (_BYTE_CLASS[padded[colons + p]] == _STOP)
+    suspicious.append(colons[~_IS_SPACE_OR_LINE_END[after] | run])
 
     commas = marked[classes == _COMMA]
     after = padded[commas + p + 1]
@@ -290,12 +302,36 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], np.ndarray]:
         code[alive] |= _LOWER[byte[alive]].astype(np.uint64) << np.uint64(8 * k)
     suspicious.append(candidates[~alive & np.isin(code, _ABBREVIATION_CODES)])
 
-    for word in _ASSIMILATION_BYTES:
-        found = lowered.find(word)
-        while found >= 0:
-            suspicious.append(np.array([found]))
-            found = lowered.find(word, found + 1)
+    # Repeated bytes: double spaces (spacing to normalise) and the doubled letter of an assimilation.
+    low = np.frombuffer(lowered, dtype=np.uint8)
+    pairs = np.flatnonzero(low[1:] == low[:-1])
+    pair_bytes = low[pairs]
+    double_spaces = pairs[pair_bytes == ord(" ")]
+    # Every assimilation has its doubled letter at offsets 2-3 ("go|nn|a", "ca|nn|ot"); pack the
+    # lower-cased window and compare with the packed words.
+    doubled = pairs[np.isin(pair_bytes, _ASSIMILATION_PAIR_BYTES)] - 2 + p
+    low_padded = np.concatenate((pad, low, pad))
+    window = np.zeros(doubled.size, dtype=np.uint64)
+    for k in range(6):
+        window |= low_padded[doubled + k].astype(np.uint64) << np.uint64(8 * k)
+    hit = np.isin(window & np.uint64(_FIVE_BYTES), _ASSIMILATION_CODES_5) | np.isin(window, _ASSIMILATION_CODES_6)
+    suspicious.append(doubled[hit] - p)
 
     line_ends = marked[classes == _NEWLINE]
     complex_set = np.unique(np.searchsorted(line_ends, np.concatenate(suspicious)))
-    return complex_set.tolist(), insert_spaces
+
+    # Lines whose spacing needs normalising after periods and commas are dropped and quotes become
+    # spaces: repeated spaces, leading or trailing spaces, quotes, commas not right after a word.
+    quotes = marked[classes == _QUOTE]
+    loose_commas = commas[~_IS_ALNUM[padded[commas + p - 1]]]
+    loose_periods = periods[~_IS_ALNUM[padded[periods + p - 1]]]
+    loose_colons = colons[~_IS_ALNUM[padded[colons + p - 1]]]
+    trailing = line_ends[padded[line_ends + p - 1] == ord(" ")]
+    leading = line_ends[padded[line_ends + p + 1] == ord(" ")] + 1
+    crowded = np.concatenate((double_spaces, quotes, loose_commas, loose_periods, loose_colons, trailing, leading))
+    crowded_set = np.searchsorted(line_ends, crowded)
+    edges = [0] if data[:1] == b" " else []
+    if data[-1:] == b" ":
+        edges.append(line_ends.size)
+    crowded_set = np.setdiff1d(np.concatenate((crowded_set, edges)).astype(np.int64), complex_set)
+    return complex_set.tolist(), crowded_set.tolist(), insert_spaces
