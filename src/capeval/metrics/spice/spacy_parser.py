@@ -430,7 +430,10 @@ class SpacyParser:
             except ImportError as exc:  # pragma: no cover - depends on the environment
                 raise ImportError("SPICE needs spaCy: pip install 'capeval[spice]'") from exc
             try:
-                nlp = spacy.load(self.model, exclude=["ner", "senter"], disable=["lemmatizer"])
+                # Only tags and dependencies are read: NER, the statistical sentence splitter and
+                # the tag-to-POS attribute ruler are never loaded (tags and parses are identical
+                # without the ruler); the lemmatizer is loaded only for its WordNet tables.
+                nlp = spacy.load(self.model, exclude=["ner", "senter", "attribute_ruler"], disable=["lemmatizer"])
             except OSError as exc:
                 raise ImportError(f"spaCy model {self.model!r} is not installed: pip install 'capeval[spice]'") from exc
             # PTB keeps intra-word hyphens ("double-decker"); drop spaCy's hyphen infix rule.
