@@ -1,0 +1,69 @@
+"""Slow: retraining NNEval from scratch reproduces the shipped model (needs ../shared data).
+
+The recipe reads THumB and Flickr8K-Expert (dev) from ``../shared/data`` and the COCO captions
+from the installed pycocoevalcap 1.2 (its SPICE jar). Features are computed from scratch (no
+feature cache), so this also checks that the feature metrics still give the numbers the model
+was trained on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from capeval.metrics.learned.nneval import load_model
+
+pytestmark = pytest.mark.slow
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+THUMB = SHARED / "thumb"
+FLICKR = SHARED / "flickr8k-expert-dev" / "flickr8k_expert_dev.tsv"
+
+
+def _jar() -> Path:
+    from capeval.cli.cmd_learned import _default_jar
+
+    jar = _default_jar()
+    if jar is None:
+        pytest.skip("pycocoevalcap 1.2 is not installed (its SPICE jar holds the COCO captions)")
+    return jar
+
+
+@pytest.fixture(scope="module")
+def retrained():  # type: ignore[no-untyped-def]
+    from capeval.cli.cmd_learned import build_training_data, evaluate_model, train_nneval
+
+    if not (THUMB.is_dir() and FLICKR.is_file()):
+        pytest.skip("../shared/data (THumB, Flickr8K-Expert dev) not found")
+    shipped = load_model()
+    data = build_training_data(THUMB, _jar(), FLICKR, seed=shipped.seed)
+    model = train_nneval(data, seed=shipped.seed, name=shipped.meta["name"])
+    return shipped, model, evaluate_model(model, data)
+
+
+def test_validation_figure_reproduces_to_three_decimals(retrained) -> None:  # type: ignore[no-untyped-def]
+    shipped, model, _ = retrained
+    key = "kendall_tau_c_flickr8k_expert_dev_validation_half"
+    assert round(model.meta["validation"][key], 3) == round(shipped.meta["validation"][key], 3)
+    # Same data; the feature configuration (feature metrics' signatures) is reported, not required.
+    assert {k: v for k, v in model.meta["data"].items() if k != "feature_config"} == {
+        k: v for k, v in shipped.meta["data"].items() if k != "feature_config"
+    }
+
+
+def test_learned_metric_beats_every_feature_on_flickr8k(retrained) -> None:  # type: ignore[no-untyped-def]
+    _, _, figures = retrained
+    for column in ("flickr_all", "flickr_test"):
+        best_feature = max(row[column] for name, row in figures.items() if name != "nneval")
+        assert figures["nneval"][column] > best_feature
+
+
+def test_embeddings_reproduce(tmp_path: Path) -> None:
+    from capeval.metrics.learned.embeddings import load_embeddings, read_coco_captions, train_embeddings
+    from capeval.tokenizers.base import get_tokenizer
+
+    captions = read_coco_captions(_jar(), "train2014")
+    tokens = get_tokenizer("ptb").tokenize([c for caps in captions.values() for c in caps])
+    emb = train_embeddings([t.split() for t in tokens])
+    assert emb.digest == load_embeddings().digest
