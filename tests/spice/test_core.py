@@ -200,3 +200,12 @@ def test_category_word_lists(syn: SynonymTable) -> None:
     # "big" matches the reference's "large" through a shared synset; both are on the Size list.
     assert s["Size"].tp == 1
     assert (s["Color"].tp, s["Color"].fp) == (0, 1)
+
+
+def test_count_is_an_alias_of_cardinality() -> None:
+    from capeval.metrics.spice.score import category_filter
+
+    tuples = [(Concept(["dog"]), Concept(["two"])), (Concept(["dog"]),)]
+    assert category_filter(tuples, "Count") == category_filter(tuples, "Cardinality") == [tuples[0]]
+    with pytest.raises(ValueError, match="unknown SPICE category"):
+        category_filter(tuples, "Shape")

@@ -26,6 +26,7 @@ from capeval.metrics.spice.graph import Concept
 __all__ = [
     "CARDINALITY_WORDS",
     "CATEGORIES",
+    "CATEGORY_ALIASES",
     "COLOR_WORDS",
     "SIZE_WORDS",
     "CategoryScore",
@@ -37,6 +38,9 @@ __all__ = [
 
 #: Category keys in SPICE's JSON output, in its order ("Cardinality" is the paper's "Count").
 CATEGORIES: tuple[str, ...] = ("All", "Object", "Attribute", "Relation", "Cardinality", "Color", "Size")
+
+#: Other names accepted for categories ("Count" is the paper's name for "Cardinality").
+CATEGORY_ALIASES = {"Count": "Cardinality"}
 
 #: SPICE 1.0 ``SpiceStats`` Cardinality list.
 CARDINALITY_WORDS = frozenset("one two three four five six seven eight nine ten".split())
@@ -70,6 +74,7 @@ def category_filter(tuples: Sequence[Tuple], category: str) -> list[Tuple]:
     Raises:
         ValueError: for an unknown category.
     """
+    category = CATEGORY_ALIASES.get(category, category)
     if category == "All":
         return list(tuples)
     if category in _LENGTHS:
