@@ -171,7 +171,7 @@ class PTBTokenizer:
 
         data = stream.encode("utf-8", "surrogatepass")
         lowered = data.lower()
-        complex_indices, crowded_indices, insert_spaces = _classify(data, lowered)
+        complex_indices, crowded_indices, trailing_indices, insert_spaces = _classify(data, lowered)
         # Fast path for the whole batch (see _classify); captions that need the scanner are replaced
         # below.
         if insert_spaces.size:
@@ -179,6 +179,8 @@ class PTBTokenizer:
         lines = lowered.translate(_FAST_OUTPUT, _FAST_DELETE).decode("utf-8", "surrogatepass").split("\n")
         for index in crowded_indices:
             lines[index] = " ".join(lines[index].split())
+        for index in trailing_indices:
+            lines[index] = lines[index][:-1]
         if complex_indices:
             ends = np.cumsum(np.fromiter(map(len, captions), dtype=np.int64, count=len(captions)) + 1)
             for index in complex_indices:
@@ -188,7 +190,7 @@ class PTBTokenizer:
         return lines
 
 
-def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], np.ndarray]:
+def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[int], np.ndarray]:
     """Decide which captions the fast path can tokenize, and how.
 
     A caption stays on the fast path when every byte is an ASCII letter, digit, space, comma, period,
@@ -220,8 +222,8 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], np.nda
 
     Returns:
         Sorted indices of captions that need the full scanner; sorted indices of the other captions
-        whose spacing needs normalising; and the byte offsets before which the fast path inserts a
-        space (clitics).
+        whose spacing needs normalising; sorted indices of those that only end with one space too
+        many; and the byte offsets before which the fast path inserts a space (clitics).
     """
     arr = np.frombuffer(data, dtype=np.uint8)
     # padded[i + _PADDING] is arr[i]; the padding reads as line ends.
@@ -321,17 +323,20 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], np.nda
     complex_set = np.unique(np.searchsorted(line_ends, np.concatenate(suspicious)))
 
     # Lines whose spacing needs normalising after periods and commas are dropped and quotes become
-    # spaces: repeated spaces, leading or trailing spaces, quotes, commas not right after a word.
+    # spaces: repeated or leading spaces, quotes, punctuation not right after a word. A line whose
+    # only problem is a space before its end just loses its last character.
     quotes = marked[classes == _QUOTE]
     loose_commas = commas[~_IS_ALNUM[padded[commas + p - 1]]]
     loose_periods = periods[~_IS_ALNUM[padded[periods + p - 1]]]
     loose_colons = colons[~_IS_ALNUM[padded[colons + p - 1]]]
-    trailing = line_ends[padded[line_ends + p - 1] == ord(" ")]
     leading = line_ends[padded[line_ends + p + 1] == ord(" ")] + 1
-    crowded = np.concatenate((double_spaces, quotes, loose_commas, loose_periods, loose_colons, trailing, leading))
+    crowded = np.concatenate((double_spaces, quotes, loose_commas, loose_periods, loose_colons, leading))
     crowded_set = np.searchsorted(line_ends, crowded)
-    edges = [0] if data[:1] == b" " else []
+    if data[:1] == b" ":
+        crowded_set = np.append(crowded_set, 0)
+    crowded_set = np.setdiff1d(crowded_set, complex_set)
+    trailing_set = np.searchsorted(line_ends, line_ends[padded[line_ends + p - 1] == ord(" ")])
     if data[-1:] == b" ":
-        edges.append(line_ends.size)
-    crowded_set = np.setdiff1d(np.concatenate((crowded_set, edges)).astype(np.int64), complex_set)
-    return complex_set.tolist(), crowded_set.tolist(), insert_spaces
+        trailing_set = np.append(trailing_set, line_ends.size)
+    trailing_set = np.setdiff1d(trailing_set, np.concatenate((crowded_set, complex_set)))
+    return complex_set.tolist(), crowded_set.tolist(), trailing_set.tolist(), insert_spaces
