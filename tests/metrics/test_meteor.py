@@ -68,7 +68,7 @@ def test_curated_vectors(meteor: METEOR) -> None:
     assert len(rows) == 16
     result = meteor.score_tokenized(candidates=[r[1] for r in rows], references=[r[2] for r in rows])
     _check(result, [r[3] for r in rows], corpus)
-    for (ident, *_, stats), got in zip(rows, result.stats):
+    for (ident, *_, stats), got in zip(rows, result.stats, strict=False):
         np.testing.assert_array_equal(got, _official_row(stats), err_msg=ident)
 
 
@@ -157,9 +157,7 @@ def test_meteor_segments_mirror_meteor_py() -> None:
 
 
 def test_empty_and_whitespace_captions(meteor: METEOR) -> None:
-    result = meteor.score_tokenized(
-        candidates=["", "   ", "a dog", ""], references=[["a dog"], ["a dog"], [""], [""]]
-    )
+    result = meteor.score_tokenized(candidates=["", "   ", "a dog", ""], references=[["a dog"], ["a dog"], [""], [""]])
     assert result.item_scores.tolist() == [0.0, 0.0, 0.0, 0.0]
     assert result.score == 0.0
     assert result.stats[0, 1] == 2.0  # the reference length still counts

@@ -27,8 +27,8 @@ from __future__ import annotations
 import array
 import gc
 import itertools
-import os
 import logging
+import os
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -113,12 +113,12 @@ class _WordTables:
         ids = [get(w, -1) for w in tokens]
         if -1 in ids:
             extra = self.extra_ids
-            for w, wid in zip(tokens, ids):
+            for w, wid in zip(tokens, ids, strict=False):
                 if wid < 0 and w not in extra:
                     extra[w] = self.n_vocab + len(self._extra_words)
                     self._extra_words.append(w)
                     self._arrays = None
-            ids = [extra[w] if wid < 0 else wid for w, wid in zip(tokens, ids)]
+            ids = [extra[w] if wid < 0 else wid for w, wid in zip(tokens, ids, strict=False)]
         return ids
 
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -188,9 +188,7 @@ class METEOR(Metric):
             self._words = _WordTables(load_meteor_data())
         return self._words
 
-    def item_stats(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Statistics of the best reference of each item, shape ``(n, 23)``."""
         # Millions of short-lived token strings and lists: pausing the cyclic garbage
         # collector avoids repeated full-heap scans (it creates no reference cycles).
@@ -221,7 +219,7 @@ class METEOR(Metric):
         item_hyp = np.empty(len(candidates), dtype=np.int64)
         ref_counts = np.empty(len(candidates), dtype=np.int64)
         ref_sent: list[int] = []
-        for i, (cand, refs) in enumerate(zip(candidates, references)):
+        for i, (cand, refs) in enumerate(zip(candidates, references, strict=False)):
             joined = cand + "".join(refs)
             if "|" in joined or "\n" in joined or "\r" in joined:
                 hyp, ref_texts = meteor_segments(cand, refs)

@@ -15,7 +15,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "MAX_CANDIDATES", "MAX_SEARCH_WORK", "N_STATS", "meteor_item_stats", "segment_score", "segment_scores", "sentence_ngrams"]
+__all__ = [
+    "HAVE_NUMBA",
+    "MAX_CANDIDATES",
+    "MAX_SEARCH_WORK",
+    "N_STATS",
+    "meteor_item_stats",
+    "segment_score",
+    "segment_scores",
+    "sentence_ngrams",
+]
 
 try:  # numba is an optional accelerator; results are identical without it.
     from numba import njit as _njit
@@ -658,8 +667,27 @@ def meteor_item_stats(
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
             ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo)
             ref_ent = _para_entries(ref_ng, group_off, group_dst, group_dlen)
-            ok = _align(hyp, ref, hyp_ng, ref_ng, hyp_ent, ref_ent, hyp_ng_bits, hyp_ent_bits, w_hash, w_stem, w_sig, w_func, syn_off, syn_ids,
-                   ws_match, ws_u1, ws_u2, ws_scal, row)
+            ok = _align(
+                hyp,
+                ref,
+                hyp_ng,
+                ref_ng,
+                hyp_ent,
+                ref_ent,
+                hyp_ng_bits,
+                hyp_ent_bits,
+                w_hash,
+                w_stem,
+                w_sig,
+                w_func,
+                syn_off,
+                syn_ids,
+                ws_match,
+                ws_u1,
+                ws_u2,
+                ws_scal,
+                row,
+            )
             if not ok:
                 best = math.nan
                 break

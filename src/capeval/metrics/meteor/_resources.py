@@ -292,7 +292,9 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
         arrays["synset_offsets"],  # type: ignore[arg-type]
         arrays["synset_ids"],  # type: ignore[arg-type]
     )
-    for name, value in zip(("vocab_hash", "vocab_stem", "vocab_sig", "vocab_syn_off", "vocab_syn"), features):
+    for name, value in zip(
+        ("vocab_hash", "vocab_stem", "vocab_sig", "vocab_syn_off", "vocab_syn"), features, strict=False
+    ):
         arrays[name] = value
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
@@ -354,7 +356,7 @@ def _parse_prefixes(text: str) -> dict[str, bool]:
 def _parse_exceptions(text: str) -> dict[str, tuple[str, ...]]:
     lines = text.split("\n")
     table: dict[str, list[str]] = {}
-    for base, forms in zip(lines[0::2], lines[1::2]):
+    for base, forms in zip(lines[0::2], lines[1::2], strict=False):
         for form in forms.split():
             table.setdefault(form, []).append(base)
     return {form: tuple(bases) for form, bases in table.items()}
