@@ -103,23 +103,23 @@ class _WordTables:
         self.data = data
         self.vocab = data.paraphrases.vocab
         self.n_vocab = len(self.vocab) + 1
-        self.extra_ids: dict[str, int] = {}
+        #: Every known word -> id (the vocabulary, then extra words as they appear).
+        self.lookup: dict[str, int] = dict(self.vocab)
         self._extra_words: list[str] = []
         self._arrays: tuple[np.ndarray, ...] | None = None
 
     def ids_of(self, tokens: list[str]) -> list[int]:
         """Word ids of ``tokens`` (new words are registered)."""
-        get = self.vocab.get
-        ids = [get(w, -1) for w in tokens]
-        if -1 in ids:
-            extra = self.extra_ids
-            for w, wid in zip(tokens, ids, strict=False):
-                if wid < 0 and w not in extra:
-                    extra[w] = self.n_vocab + len(self._extra_words)
+        get = self.lookup.get
+        ids = [get(w) for w in tokens]
+        if None in ids:
+            for w in tokens:
+                if w not in self.lookup:
+                    self.lookup[w] = self.n_vocab + len(self._extra_words)
                     self._extra_words.append(w)
-                    self._arrays = None
-            ids = [extra[w] if wid < 0 else wid for w, wid in zip(tokens, ids, strict=False)]
-        return ids
+            self._arrays = None
+            ids = [get(w) for w in tokens]
+        return ids  # type: ignore[return-value]
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """``(hash, stem, synonym signature, function flag, synonym offsets, synonym ids, paraphrase id)``."""

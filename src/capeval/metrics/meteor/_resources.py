@@ -316,9 +316,17 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
             # Another process finished first; its (verified) copy wins.
             if not (target / "manifest.json").is_file():
                 raise
+        _remove_stale_caches(target)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_stale_caches(current: Path) -> None:
+    """Delete caches of other formats or other paraphrase files (same naming scheme only)."""
+    for other in current.parent.glob("meteor-v*-*"):
+        if other != current and other.is_dir() and ".tmp-" not in other.name:
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def _read_cache(target: Path) -> dict[str, np.ndarray | str]:
