@@ -309,6 +309,7 @@ _OPENING_QUOTE_NEXT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 
 class _Rule:
     __slots__ = ("action", "first", "patterns")
+    first: list[tuple[int, int]] | None
 
     def __init__(self, spec: str | list[str], action: Action) -> None:
         sources = [spec] if isinstance(spec, str) else spec
@@ -317,11 +318,18 @@ class _Rule:
         self.action = action
         # Characters a match can start with (None: unknown, try the rule everywhere).
         firsts = [_first_chars(source) for source in sources]
-        self.first = None if any(f is None for f in firsts) else re.compile(f"[{''.join(firsts)}]")  # type: ignore[arg-type]
+        self.first = None if any(f is None for f in firsts) else [r for f in firsts for r in f]  # type: ignore[union-attr]
+
+    def may_start_with(self, char: str) -> bool:
+        """Whether a match of this rule can start with ``char`` (True when unknown)."""
+        if self.first is None:
+            return True
+        code = ord(char)
+        return any(lo <= code <= hi for lo, hi in self.first)
 
 
-def _first_chars(source: str) -> str | None:
-    """A character-class body covering every character that a match of ``source`` can start with.
+def _first_chars(source: str) -> list[tuple[int, int]] | None:
+    """Code point ranges covering every character that a match of ``source`` can start with.
 
     Computed from the parsed pattern; returns None when the analysis is not sure, so that the rule
     is then tried at every position. The result is only used to skip rules that cannot match.
@@ -333,7 +341,7 @@ def _first_chars(source: str) -> str | None:
         return None
     if ranges is None or nullable:
         return None
-    return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+    return ranges
 
 
 def _first_of_sequence(items: list, ignore_case: bool) -> tuple[list[tuple[int, int]] | None, bool]:
@@ -402,7 +410,7 @@ _RULES_BY_CHAR: dict[str, list[_Rule]] = {}
 def _rules_for(char: str) -> list[_Rule]:
     rules = _RULES_BY_CHAR.get(char)
     if rules is None:
-        rules = [rule for rule in _RULES if rule.first is None or rule.first.match(char)]
+        rules = [rule for rule in _RULES if rule.may_start_with(char)]
         _RULES_BY_CHAR[char] = rules
     return rules
 
