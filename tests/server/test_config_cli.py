@@ -146,6 +146,19 @@ def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port}"
 
 
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid`` (from /proc; zombies excluded)."""
+    out = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat_file.parent.name))
+    return sorted(out)
+
+
 def _wait_until(fn, timeout=90.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -178,6 +191,15 @@ def test_capeval_serve_starts_with_demo(tmp_path):
         assert val["n_images"] == 500 and val["entries"][0]["baseline"] and val["entries"][0]["scores"]["cider-d"] > 0
         token = httpx.post(f"{url}/api/v1/tokens", json={"username": "host", "password": "demo-host-pass"})
         assert token.status_code == 201
+        # The supervisor restarts a worker that dies; the new one scores the next job.
+        if Path("/proc/self/stat").exists():
+            (worker_pid,) = _children(process.pid)
+            os.kill(worker_pid, signal.SIGKILL)
+            _wait_until(lambda: _children(process.pid) not in ([], [worker_pid]))
+            auth = {"Authorization": f"Bearer {token.json()['token']}"}
+            rerun = httpx.post(f"{url}/api/v1/submissions/1/rerun", headers=auth)
+            assert rerun.status_code == 200, rerun.text
+            _wait_until(lambda: httpx.get(f"{url}/api/v1/submissions/1", headers=auth).json()["status"] == "finished")
     finally:
         process.send_signal(signal.SIGINT)
         try:

@@ -195,3 +195,41 @@ def test_worker_cli_scores_with_the_jobs_scorer(tmp_path):
     with server.db.read() as session:
         versions = {r.scorer_version for r in session.scalars(select(Result))}
     assert versions == {f"capeval-{__import__('capeval').__version__}|tok:{TOKENIZER}|{','.join(METRICS)}"}
+
+
+def test_stuck_job_times_out_and_worker_process_exits(tmp_path):
+    from capeval.server.worker import EXIT_TIMEOUT
+
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    server.run_jobs()
+    sid = _upload(server, server.register("alice"))
+    stuck = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "capeval.server.worker",
+            "--database-url",
+            server.settings.database_url,
+            "--lease-seconds",
+            "1.5",
+            "--job-timeout",
+            "2",
+            "--debug-delay",
+            "60",
+            "--worker-id",
+            "stuck",
+            "--once",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stuck.returncode == EXIT_TIMEOUT, stuck.stderr[-2000:]
+    job = _job(server, sid)
+    assert job.status == "queued" and job.attempts == 1 and "timed out after 2 s" in job.last_error
+    deadline = time.monotonic() + 30
+    while _job(server, sid).status != "finished":  # the next attempt (after the back-off) succeeds
+        assert time.monotonic() < deadline
+        server.worker(worker_id="healthy").run(once=True)
+        time.sleep(0.3)
+    assert len(_results(server, sid)) == 1

@@ -102,7 +102,7 @@ def run_serve(args: argparse.Namespace) -> int:
         if info.host_password and not args.demo_host_password:
             print(f"demo host account: username {info.host_username!r}, password {info.host_password!r}")
     print(f"scoring with: {version}")
-    workers = []
+    commands = []
     for index in range(max(0, args.workers)):
         command = [
             sys.executable,
@@ -121,17 +121,52 @@ def run_serve(args: argparse.Namespace) -> int:
         ]
         if args.config:
             command += ["--config", args.config]
-        workers.append(subprocess.Popen(command))
+        commands.append(command)
+    supervisor = _Supervisor(commands)
+    supervisor.start()
     app = create_app(settings, db=db, migrate=False)
-    print(f"capeval server on http://{args.host}:{args.port}/ ({len(workers)} worker(s))")
+    print(f"capeval server on http://{args.host}:{args.port}/ ({len(commands)} worker(s))")
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
-        for process in workers:
+        supervisor.stop()
+    return 0
+
+
+class _Supervisor:
+    """Keeps the worker processes running: one that exits (crash, job timeout) is started again."""
+
+    #: Seconds between liveness checks.
+    CHECK_SECONDS = 1.0
+    #: Seconds a worker gets to finish its job after SIGTERM before it is killed.
+    STOP_GRACE_SECONDS = 10.0
+
+    def __init__(self, commands: list[list[str]]) -> None:
+        import threading
+
+        self.commands = commands
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
+
+    def start(self) -> None:
+        self.processes = [subprocess.Popen(command) for command in self.commands]
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while not self.stopping.wait(self.CHECK_SECONDS):
+            for index, process in enumerate(self.processes):
+                if process.poll() is not None and not self.stopping.is_set():
+                    log.warning("worker %d exited with status %s; restarting it", index, process.returncode)
+                    self.processes[index] = subprocess.Popen(self.commands[index])
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+        for process in self.processes:
             process.terminate()
-        for process in workers:
+        for process in self.processes:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=self.STOP_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
                 process.kill()
-    return 0

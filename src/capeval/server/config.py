@@ -34,6 +34,8 @@ DEFAULT_MAX_ZIP_MEMBERS = 8
 DEFAULT_MAX_CAPTION_CHARS = 1000
 #: Worker lease: a job whose lease runs out without a heartbeat is requeued by the reaper.
 DEFAULT_LEASE_SECONDS = 30.0
+#: Wall time a scoring job may take before it is given up (SPICE on 40k images takes minutes).
+DEFAULT_JOB_TIMEOUT_SECONDS = 3600.0
 #: Attempts before a job is marked failed for good.
 DEFAULT_MAX_ATTEMPTS = 3
 #: API token lifetime (EvalAI uses a year; a challenge season is shorter).
@@ -62,6 +64,7 @@ class Settings:
         tokenizer: Tokenizer name passed to the library.
         lease_seconds: Job lease length; heartbeats renew it.
         max_attempts: Attempts per job before it fails.
+        job_timeout_seconds: Wall time after which a running job is given up (a worker process exits).
         token_days: API token lifetime.
         session_hours: Web session lifetime.
         bootstrap_resamples: Paired-bootstrap resamples for leaderboard significance.
@@ -80,6 +83,7 @@ class Settings:
     tokenizer: str = "ptb"
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    job_timeout_seconds: float = DEFAULT_JOB_TIMEOUT_SECONDS
     token_days: int = DEFAULT_TOKEN_DAYS
     session_hours: int = DEFAULT_SESSION_HOURS
     bootstrap_resamples: int = DEFAULT_BOOTSTRAP_RESAMPLES

@@ -36,6 +36,8 @@ log = logging.getLogger("capeval")
 POLL_SECONDS = 0.5
 #: Heartbeats per lease period (renew well before the lease runs out).
 HEARTBEATS_PER_LEASE = 3
+#: Exit status of a worker process that gave up a job after ``job_timeout_seconds``.
+EXIT_TIMEOUT = 3
 
 
 class Worker:
@@ -47,10 +49,15 @@ class Worker:
         worker_id: Name recorded on claimed jobs (default: host:pid).
     """
 
-    def __init__(self, db: Database, settings: Settings, worker_id: str | None = None) -> None:
+    def __init__(
+        self, db: Database, settings: Settings, worker_id: str | None = None, *, exit_on_timeout: bool = False
+    ) -> None:
         self.db = db
         self.settings = settings
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}"
+        # A stuck scorer cannot be interrupted from inside the process: a worker process exits
+        # (and is restarted by its supervisor) instead of holding the job forever.
+        self.exit_on_timeout = exit_on_timeout
         self.stop_event = threading.Event()
 
     def run(self, *, once: bool = False, max_idle_seconds: float | None = None) -> int:
@@ -76,8 +83,24 @@ class Worker:
         finished = threading.Event()
         interval = self.settings.lease_seconds / HEARTBEATS_PER_LEASE
 
+        started = time.monotonic()
+        timeout = self.settings.job_timeout_seconds
+
         def beat() -> None:
             while not finished.wait(interval):
+                if time.monotonic() - started > timeout:
+                    log.error("job %s: no result after %.0f s; giving it up", job.job_id, timeout)
+                    fail_job(
+                        self.db,
+                        job,
+                        self.worker_id,
+                        f"timed out after {timeout:.0f} s on worker {self.worker_id}",
+                        f"scoring timed out after {timeout:.0f} s",
+                    )
+                    lost.set()
+                    if self.exit_on_timeout:
+                        os._exit(EXIT_TIMEOUT)
+                    return
                 if not heartbeat(self.db, job.job_id, self.worker_id, self.settings.lease_seconds):
                     lost.set()
                     return
@@ -144,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tokenizer", help="override the tokenizer")
     parser.add_argument("--metrics", help="comma-separated metrics (override)")
     parser.add_argument("--lease-seconds", type=float)
+    parser.add_argument("--job-timeout", type=float, help="seconds before a job is given up (override)")
     parser.add_argument("--debug-delay", type=float, default=0.0, help="sleep after claiming (testing aid)")
     parser.add_argument("--once", action="store_true", help="exit when the queue is empty")
     parser.add_argument("--worker-id")
@@ -162,8 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.metrics = tuple(m for m in args.metrics.split(",") if m)
     if args.lease_seconds:
         settings.lease_seconds = args.lease_seconds
+    if args.job_timeout:
+        settings.job_timeout_seconds = args.job_timeout
     settings.worker_debug_delay = args.debug_delay
-    worker = Worker(Database(settings.database_url), settings, args.worker_id)
+    worker = Worker(Database(settings.database_url), settings, args.worker_id, exit_on_timeout=True)
     # SIGTERM (``capeval serve`` shutting down): finish the current job, then exit.
     signal.signal(signal.SIGTERM, lambda signum, frame: worker.stop_event.set())
     try:
