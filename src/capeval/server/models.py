@@ -6,7 +6,9 @@ attempts) and result (one per submission, split and scorer version: corpus score
 signatures and per-image statistics). Users belong to a team; tokens are stored hashed.
 
 Types are portable (no ARRAY/JSONB) so the same schema runs on SQLite and PostgreSQL.
-The schema is created by the Alembic migrations in ``capeval/server/migrations``.
+The schema is created by the Alembic migrations in ``capeval/server/migrations``. The large
+text columns (references, candidates, per-image statistics) are deferred: listing pages load
+them only when a row's payload is actually used.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ class Split(Base):
     n_images: Mapped[int] = mapped_column(Integer)
     nrefs: Mapped[str] = mapped_column(String(16))
     references_sha256: Mapped[str] = mapped_column(String(64))
-    references_json: Mapped[str] = mapped_column(Text)
+    references_json: Mapped[str] = mapped_column(Text, deferred=True)
     challenge: Mapped[Challenge] = relationship(back_populates="splits")
 
 
@@ -191,7 +193,7 @@ class Submission(Base):
     filename: Mapped[str] = mapped_column(String(255), default="")
     n_bytes: Mapped[int] = mapped_column(Integer)
     #: Validated candidates, ``{image_id: caption}`` as JSON (the raw upload is not kept).
-    candidates_json: Mapped[str] = mapped_column(Text)
+    candidates_json: Mapped[str] = mapped_column(Text, deferred=True)
     status: Mapped[str] = mapped_column(String(16), default="queued")
     error: Mapped[str] = mapped_column(Text, default="")
     method_name: Mapped[str] = mapped_column(String(200), default="")
@@ -242,7 +244,7 @@ class Result(Base):
     scorer_version: Mapped[str] = mapped_column(String(200))
     scores_json: Mapped[str] = mapped_column(Text)
     signatures_json: Mapped[str] = mapped_column(Text)
-    items_json: Mapped[str] = mapped_column(Text)
+    items_json: Mapped[str] = mapped_column(Text, deferred=True)
     seconds: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     split: Mapped[Split] = relationship()
