@@ -19,15 +19,18 @@ official tokenizer reads all captions as one text), but a token never spans two 
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
+from typing import Any
 
+# The regular-expression parser, used only to find the possible first characters of each rule.
 try:  # Python >= 3.11
-    from re import _constants as _sre_constants  # type: ignore[attr-defined]
-    from re import _parser as _sre_parser  # type: ignore[attr-defined]
+    _sre_parser: Any = importlib.import_module("re._parser")
+    _sre_constants: Any = importlib.import_module("re._constants")
 except ImportError:  # Python 3.10
-    import sre_constants as _sre_constants  # type: ignore[no-redef]
-    import sre_parse as _sre_parser  # type: ignore[no-redef]
+    _sre_parser = importlib.import_module("sre_parse")
+    _sre_constants = importlib.import_module("sre_constants")
 
 from capeval.tokenizers._ptb_chars import DIGIT_RANGES, LETTER_RANGES, SYMBOL_RANGES, ranges_to_class
 
@@ -344,7 +347,7 @@ def _first_chars(source: str) -> list[tuple[int, int]] | None:
     return ranges
 
 
-def _first_of_sequence(items: list, ignore_case: bool) -> tuple[list[tuple[int, int]] | None, bool]:
+def _first_of_sequence(items: list[Any], ignore_case: bool) -> tuple[list[tuple[int, int]] | None, bool]:
     ranges: list[tuple[int, int]] = []
     for op, av in items:
         first, nullable = _first_of_item(op, av, ignore_case)
@@ -356,13 +359,13 @@ def _first_of_sequence(items: list, ignore_case: bool) -> tuple[list[tuple[int, 
     return ranges, True
 
 
-def _first_of_item(op: object, av: object, ignore_case: bool) -> tuple[list[tuple[int, int]] | None, bool]:
+def _first_of_item(op: Any, av: Any, ignore_case: bool) -> tuple[list[tuple[int, int]] | None, bool]:
     c = _sre_constants
     if op is c.LITERAL:
-        return _with_case([(av, av)], ignore_case), False  # type: ignore[list-item]
+        return _with_case([(av, av)], ignore_case), False
     if op is c.IN:
         ranges: list[tuple[int, int]] = []
-        for sub_op, sub_av in av:  # type: ignore[attr-defined]
+        for sub_op, sub_av in av:
             if sub_op is c.LITERAL:
                 ranges.append((sub_av, sub_av))
             elif sub_op is c.RANGE:
@@ -373,7 +376,7 @@ def _first_of_item(op: object, av: object, ignore_case: bool) -> tuple[list[tupl
     if op is c.BRANCH:
         union: list[tuple[int, int]] = []
         any_nullable = False
-        for branch in av[1]:  # type: ignore[index]
+        for branch in av[1]:
             first, nullable = _first_of_sequence(list(branch), ignore_case)
             if first is None:
                 return None, False
@@ -381,11 +384,11 @@ def _first_of_item(op: object, av: object, ignore_case: bool) -> tuple[list[tupl
             any_nullable = any_nullable or nullable
         return union, any_nullable
     if op is c.SUBPATTERN:
-        _group, add_flags, del_flags, sub = av  # type: ignore[misc]
+        _group, add_flags, del_flags, sub = av
         case = (ignore_case or bool(add_flags & re.IGNORECASE)) and not (del_flags & re.IGNORECASE)
         return _first_of_sequence(list(sub), case)
     if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-        low, _high, sub = av  # type: ignore[misc]
+        low, _high, sub = av
         first, nullable = _first_of_sequence(list(sub), ignore_case)
         return first, nullable or low == 0
     if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
