@@ -19,6 +19,7 @@ official tokenizer reads all captions as one text), but a token never spans two 
 
 from __future__ import annotations
 
+import bisect
 import importlib
 import re
 from collections.abc import Callable
@@ -311,24 +312,34 @@ _OPENING_QUOTE_NEXT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 
 
 class _Rule:
-    __slots__ = ("action", "first", "patterns")
-    first: list[tuple[int, int]] | None
+    __slots__ = ("action", "first_ends", "first_starts", "patterns")
 
     def __init__(self, spec: str | list[str], action: Action) -> None:
         sources = [spec] if isinstance(spec, str) else spec
         # (compiled pattern, whether it has trailing context in a group "t")
         self.patterns = [(re.compile(source), "(?P<t>" in source) for source in sources]
         self.action = action
-        # Characters a match can start with (None: unknown, try the rule everywhere).
+        # Characters a match can start with, as merged code point ranges (None: unknown, try the
+        # rule everywhere).
+        self.first_starts: list[int] | None = None
+        self.first_ends: list[int] = []
         firsts = [_first_chars(source) for source in sources]
-        self.first = None if any(f is None for f in firsts) else [r for f in firsts for r in f]  # type: ignore[union-attr]
+        if all(f is not None for f in firsts):
+            merged: list[list[int]] = []
+            for lo, hi in sorted(r for f in firsts for r in f or ()):
+                if merged and lo <= merged[-1][1] + 1:
+                    merged[-1][1] = max(merged[-1][1], hi)
+                else:
+                    merged.append([lo, hi])
+            self.first_starts = [lo for lo, _hi in merged]
+            self.first_ends = [hi for _lo, hi in merged]
 
     def may_start_with(self, char: str) -> bool:
         """Whether a match of this rule can start with ``char`` (True when unknown)."""
-        if self.first is None:
+        if self.first_starts is None:
             return True
-        code = ord(char)
-        return any(lo <= code <= hi for lo, hi in self.first)
+        index = bisect.bisect_right(self.first_starts, ord(char)) - 1
+        return index >= 0 and ord(char) <= self.first_ends[index]
 
 
 def _first_chars(source: str) -> list[tuple[int, int]] | None:
