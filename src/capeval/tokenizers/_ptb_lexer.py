@@ -85,6 +85,7 @@ _ABBREV1 = f"(?i:(?:{_ABMONTH}|{_ABDAYS}|{_ABSTATE}|{_ABCOMP}|{_ABNUM}|{_ABPTIT}
 _ABTITLE = (
     "mr|mrs|ms|(?-i:M)iss|drs?|profs?|sens?|reps?|attys?|lt|col|gen|messrs|govs?|adm|rev|maj|sgt|cpl|pvt"
     "|capt|ste?|ave|pres|lieut|hon|brig|co?mdr|pfc|spc|supts?|det|m|mme|mlle|mt|m(?-i:tg)|ft|dept|ph|adj|adv|ens|m(?-i:fg)|sfc"
+    "|asst|elec|insp|invt|msgr|natl|assoc"
 )
 _ABBREV4 = f"(?:(?i:{_ABTITLE}|vs|alex|wm|jos|cie|a\\.k\\.a|cf|treas)|{_ACRO})"
 _ABBREV3 = "(?i:(?:ca|figs?|prop|nos?|art|bldg|pp|op)\\.)"
@@ -502,6 +503,7 @@ ABBREVIATION_WORDS = frozenset(
     mr mrs ms dr drs prof profs sen sens rep reps atty attys lt col gen messrs gov govs adm rev maj sgt cpl
     pvt capt st ste ave pres lieut hon brig cmdr comdr pfc spc supt supts det m mme mlle mt mtg ft dept ph
     adj adv ens mfg sfc vs alex wm jos cie cf treas ca fig figs prop no nos art pp op lim
+    asst elec insp invt msgr natl assoc
     """.split()
 ) | frozenset("abcdefghijklmnopqrstuvwxyz")
 
