@@ -13,7 +13,6 @@ from capeval.metrics.learned.network import (
     TrainingConfig,
     _gradients,
     init_params,
-    predict_proba,
     train_classifier,
 )
 from capeval.metrics.learned.nneval import FEATURES, NNEval, NNEvalModel, load_model
@@ -197,6 +196,14 @@ def test_feature_results_are_reused_only_when_they_match() -> None:
     mixed = dict(ev.results, **{"cider-d": dataclasses.replace(other.results["cider-d"])})
     again = NNEval(model=model, tokenizer="ws").score_tokenized(candidates=cands, references=refs, features=mixed)
     assert np.allclose(again.item_scores, plain)
+
+
+def test_changed_feature_configuration_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    model = dataclasses.replace(_small_model(), meta={"seed": 0, "data": {"feature_config": "deadbeef"}})
+    metric = NNEval(model=model, tokenizer="ws")
+    with caplog.at_level("WARNING", logger="capeval"):
+        metric.score(candidates=["a dog"], references=[["a dog"]])
+    assert "feature configuration deadbeef" in caplog.text
 
 
 def test_bad_input_is_named() -> None:

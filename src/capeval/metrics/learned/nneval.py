@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -51,6 +52,8 @@ __all__ = [
     "NNEvalModel",
     "load_model",
 ]
+
+log = logging.getLogger("capeval")
 
 #: NNEval's features (Sharif et al. 2018, Section 3.1), as capeval output names.
 FEATURES: tuple[str, ...] = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "cider-d", "spice", "wmd")
@@ -135,8 +138,6 @@ class FeatureSet:
             results: Results already computed on the same items (registry key -> result);
                 used when they come from an identically configured metric.
         """
-        if prepared is None:
-            prepared = self.prepare(references)
         columns: dict[str, FloatArray] = {}
         for key in self.keys:
             metric = self.metric(key)
@@ -144,7 +145,8 @@ class FeatureSet:
             if reused is not None:
                 table = reused.item_table
             else:
-                stats = np.asarray(metric.item_stats(candidates, references, prepared[key]), dtype=np.float64)
+                data = prepared[key] if prepared is not None else metric.prepare(references)
+                stats = np.asarray(metric.item_stats(candidates, references, data), dtype=np.float64)
                 table = metric.item_outputs(stats.reshape(len(candidates), -1))
             for name in self.features:
                 if FEATURE_SOURCES[name] == key:
@@ -291,6 +293,8 @@ class NNEval(MeanMetric):
     name = "nneval"
     outputs = ("nneval",)
     parallel_safe = False
+    #: :meth:`score_tokenized` accepts ``features=`` (results of other metrics on the same items).
+    reuses_results: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -303,6 +307,7 @@ class NNEval(MeanMetric):
         self.model = model if isinstance(model, NNEvalModel) else load_model(model)
         self.feature_set = FeatureSet(self.model.features, tokenizer=self.tokenizer, options=feature_options)
         self._memo: OrderedDict[str, FloatArray] = OrderedDict()
+        self._checked = False
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
         """The feature metrics' corpus-level reference data (CIDEr-D document frequencies)."""
@@ -310,6 +315,7 @@ class NNEval(MeanMetric):
 
     def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """P(human) of each tokenized item."""
+        self._check_feature_config()
         return self.model.predict(self.feature_set.compute(candidates, references, prepared))
 
     def features(
@@ -352,9 +358,26 @@ class NNEval(MeanMetric):
         from the whole corpus, so ``prepared``, ``progress`` and ``workers`` are ignored.
         """
         check_inputs(candidates, references, ids)
+        self._check_feature_config()
         values = self.model.predict(self.features(candidates, references, results=features))
         stats = np.column_stack([values, np.ones_like(values)])
         return self.result_from_stats(stats, references=references, ids=ids)
+
+    def _check_feature_config(self) -> None:
+        """Warn once if the feature metrics are configured unlike those the model was trained with."""
+        if self._checked:
+            return
+        self._checked = True
+        trained = self.model.meta.get("data", {}).get("feature_config")
+        current = self.feature_set.fingerprint()
+        if trained and trained != current:
+            log.warning(
+                "NNEval model %s was trained with feature configuration %s, the feature metrics here are %s "
+                "(a feature metric changed); scores may differ from the model card's",
+                self.model.digest,
+                trained,
+                current,
+            )
 
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """Model id (name and parameter digest), training seed and feature configuration."""
