@@ -354,14 +354,19 @@ class NNEval(MeanMetric):
                 instance ``Evaluation.results`` of the same run); reused when the metric's
                 signature matches the feature metric's, computed otherwise.
 
-        Other arguments are those of :meth:`Metric.score_tokenized`; corpus-level data comes
-        from the whole corpus, so ``prepared``, ``progress`` and ``workers`` are ignored.
+        Other arguments are those of :meth:`Metric.score_tokenized`: with ``prepared`` (from
+        :meth:`prepare` on a larger corpus, e.g. when scoring shards) the feature metrics use
+        it, as they would on their own; ``progress`` and ``workers`` are ignored.
         """
         check_inputs(candidates, references, ids)
         self._check_feature_config()
-        values = self.model.predict(self.features(candidates, references, results=features))
+        if prepared is not None:
+            matrix = self.feature_set.compute(candidates, references, prepared, results=features)
+        else:
+            matrix = self.features(candidates, references, results=features)
+        values = self.model.predict(matrix)
         stats = np.column_stack([values, np.ones_like(values)])
-        return self.result_from_stats(stats, references=references, ids=ids)
+        return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids)
 
     def _check_feature_config(self) -> None:
         """Warn once if the feature metrics are configured unlike those the model was trained with."""
