@@ -249,6 +249,7 @@ class METEOR(Metric):
             w_para,
             table.phrase_hi,
             table.phrase_lo,
+            table.first_offsets,
             w_hash,
             w_stem,
             w_sig,

@@ -59,8 +59,8 @@ W_SYN = 0.8
 W_PARA = 0.6
 #: Rows of the reusable path pool (beam 40 x up to 15 candidates per position).
 _WS_POOL = BEAM_SIZE * 16 + 1
-#: Longest segment the reusable pool holds, in words.
-_WS_WIDTH = 96
+#: Longest segment the reusable pool holds, in words (a multiple of 64).
+_WS_WIDTH = 128
 #: Per-path scalars and list buffers kept in the pool (m1, m2, chunks, idx, last, dist, free, lists, sort).
 _N_SCAL = 11
 #: Size (in 64-bit words) and hash multiplier of the per-hypothesis phrase bit filters.
@@ -75,9 +75,8 @@ N_STATS = 23
 
 
 @_jit
-def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a: int) -> int:
-    """First index >= ``a`` whose (hi, lo) key is not below ``(hi, lo)``."""
-    b = phrase_hi.shape[0]
+def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a: int, b: int) -> int:
+    """First index in ``[a, b)`` whose (hi, lo) key is not below ``(hi, lo)`` (``b`` if none)."""
     while a < b:
         mid = (a + b) >> 1
         h = phrase_hi[mid]
@@ -89,19 +88,21 @@ def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a
 
 
 @_jit
-def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any) -> Any:
+def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any) -> Any:
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
+
+    ``first_off[t]:first_off[t + 1]`` is the range of phrases whose first token is ``t``.
 
     Returns:
         int32 array of shape ``(len(words), MAX_PHRASE)``.
     """
     n = words.shape[0]
-    n_phrases = phrase_hi.shape[0]
     out = np.full((n, MAX_PHRASE), -1, dtype=np.int32)
     for k in range(n):
         hi = np.uint64(0)
         lo = np.uint64(0)
         first = 0
+        stop = 0
         for length in range(1, MAX_PHRASE + 1):
             pos = k + length - 1
             if pos >= n:
@@ -115,8 +116,12 @@ def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any) 
                 lo = lo | (np.uint64(tok) << np.uint64(16 * (8 - length)))
             # Keys pad missing tokens with 0, so a prefix sorts just before its extensions:
             # the lower bound of a phrase that is nobody's prefix ends the walk (a trie walk).
-            first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first)
-            if first == n_phrases:
+            if length == 1:
+                # phrases are sorted by first token: its range comes from the index
+                first = first_off[tok]
+                stop = first_off[tok + 1]
+            first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+            if first == stop:
                 break
             f_hi = phrase_hi[first]
             f_lo = phrase_lo[first]
@@ -208,6 +213,16 @@ def _less(m_a: int, c_a: int, d_a: int, m_b: int, c_b: int, d_b: int) -> bool:
     if c_a != c_b:
         return c_a < c_b
     return d_a < d_b
+
+
+@_jit
+def _set_bit(bits: Any, row: int, k: int) -> None:
+    bits[row, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+
+
+@_jit
+def _get_bit(bits: Any, row: int, k: int) -> bool:
+    return (bits[row, k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
 
 
 @_jit
@@ -422,7 +437,10 @@ def _align(
     # Paths live in a pool of rows; lists of row ids play the role of Java's ArrayLists,
     # so a path that moves on unchanged is never copied.
     pool = BEAM_SIZE * (max_cands + 1) + 1
-    if pool <= ws_match.shape[0] and nr <= ws_match.shape[1] and nh <= ws_u1.shape[1]:
+    # used-word flags are bit sets (64 words per uint64)
+    bw1 = max((nh + 63) >> 6, 1)
+    bw2 = max((nr + 63) >> 6, 1)
+    if pool <= ws_match.shape[0] and nr <= ws_match.shape[1] and bw1 <= ws_u1.shape[1] and bw2 <= ws_u2.shape[1]:
         p_match = ws_match
         p_u1 = ws_u1
         p_u2 = ws_u2
@@ -432,9 +450,9 @@ def _align(
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
         if work > MAX_SEARCH_WORK:
             return False
-        p_match = np.empty((pool, max(nr, 1)), dtype=np.int64)
-        p_u1 = np.empty((pool, max(nh, 1)), dtype=np.bool_)
-        p_u2 = np.empty((pool, max(nr, 1)), dtype=np.bool_)
+        p_match = np.empty((pool, max(nr, 1)), dtype=np.int32)
+        p_u1 = np.empty((pool, bw1), dtype=np.uint64)
+        p_u2 = np.empty((pool, bw2), dtype=np.uint64)
         scal = np.empty((_N_SCAL, pool), dtype=np.int64)
     p_m1 = scal[0]
     p_m2 = scal[1]
@@ -452,8 +470,8 @@ def _align(
     n_free = pool - 1
     start_row = free[n_free]
     p_match[start_row, :nr] = -1
-    p_u1[start_row, :nh] = False
-    p_u2[start_row, :nr] = False
+    p_u1[start_row, :bw1] = 0
+    p_u2[start_row, :bw2] = 0
     p_m1[start_row] = 0
     p_m2[start_row] = 0
     p_chunks[start_row] = 0
@@ -473,9 +491,9 @@ def _align(
             if not overlap:
                 p_match[start_row, j] = c
                 for k in range(c_len[c]):
-                    p_u2[start_row, j + k] = True
+                    _set_bit(p_u2, start_row, j + k)
                 for k in range(c_mlen[c]):
-                    p_u1[start_row, c_mstart[c] + k] = True
+                    _set_bit(p_u1, start_row, c_mstart[c] + k)
     nexts[0] = start_row
     n_next = 1
     for cur in range(nr + 1):
@@ -495,7 +513,7 @@ def _align(
                 nexts[n_next] = p
                 n_next += 1
                 continue
-            if p_u2[p, cur]:
+            if _get_bit(p_u2, p, cur):
                 if cur < p_idx[p]:
                     nexts[n_next] = p
                     n_next += 1
@@ -519,24 +537,27 @@ def _align(
             for c in range(pos_off[cur], pos_off[cur + 1]):
                 used = False
                 for k in range(c_len[c]):
-                    if p_u2[p, c_start[c] + k]:
+                    if _get_bit(p_u2, p, c_start[c] + k):
                         used = True
                 for k in range(c_mlen[c]):
-                    if p_u1[p, c_mstart[c] + k]:
+                    if _get_bit(p_u1, p, c_mstart[c] + k):
                         used = True
                 if used:
                     continue
                 n_free -= 1
                 q = free[n_free]
-                p_match[q, :nr] = p_match[p, :nr]
-                p_u1[q, :nh] = p_u1[p, :nh]
-                p_u2[q, :nr] = p_u2[p, :nr]
+                for k in range(nr):
+                    p_match[q, k] = p_match[p, k]
+                for k in range(bw1):
+                    p_u1[q, k] = p_u1[p, k]
+                for k in range(bw2):
+                    p_u2[q, k] = p_u2[p, k]
                 p_chunks[q] = p_chunks[p]
                 p_dist[q] = p_dist[p]
                 for k in range(c_len[c]):
-                    p_u2[q, c_start[c] + k] = True
+                    _set_bit(p_u2, q, c_start[c] + k)
                 for k in range(c_mlen[c]):
-                    p_u1[q, c_mstart[c] + k] = True
+                    _set_bit(p_u1, q, c_mstart[c] + k)
                 p_match[q, cur] = c
                 w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
                 p_m1[q] = int(p_m1[p] + c_mlen[c] * w)
@@ -623,6 +644,7 @@ def meteor_item_stats(
     word_para: Any,
     phrase_hi: Any,
     phrase_lo: Any,
+    first_off: Any,
     w_hash: Any,
     w_stem: Any,
     w_sig: Any,
@@ -643,14 +665,14 @@ def meteor_item_stats(
     result = np.zeros((n_items, N_STATS), dtype=np.float64)
     row = np.zeros(N_STATS, dtype=np.float64)
     # reusable search workspace, enough for ordinary captions
-    ws_match = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.int64)
-    ws_u1 = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.bool_)
-    ws_u2 = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.bool_)
+    ws_match = np.empty((_WS_POOL, _WS_WIDTH), dtype=np.int32)
+    ws_u1 = np.empty((_WS_POOL, _WS_WIDTH >> 6), dtype=np.uint64)
+    ws_u2 = np.empty((_WS_POOL, _WS_WIDTH >> 6), dtype=np.uint64)
     ws_scal = np.empty((_N_SCAL, _WS_POOL), dtype=np.int64)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
-        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo)
+        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off)
         hyp_ent = _para_entries(hyp_ng, group_off, group_dst, group_dlen)
         # bit filters of the hypothesis' phrases and of their paraphrases
         hyp_ng_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
@@ -665,7 +687,7 @@ def meteor_item_stats(
         for r_i in range(ref_off[it], ref_off[it + 1]):
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
-            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo)
+            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off)
             ref_ent = _para_entries(ref_ng, group_off, group_dst, group_dlen)
             ok = _align(
                 hyp,

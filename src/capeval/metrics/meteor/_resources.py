@@ -153,6 +153,8 @@ class ParaphraseTable:
     group_offsets: npt.NDArray[np.int64]
     group_dst: npt.NDArray[np.int32]
     group_dlen: npt.NDArray[np.int8]
+    #: ``first_offsets[t]:first_offsets[t + 1]`` are the phrases whose first token is ``t``.
+    first_offsets: npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -405,6 +407,10 @@ def load_meteor_data() -> MeteorData:
         group_offsets=raw["group_offsets"],  # type: ignore[arg-type]
         group_dst=raw["group_dst"],  # type: ignore[arg-type]
         group_dlen=raw["group_dlen"],  # type: ignore[arg-type]
+        first_offsets=np.searchsorted(
+            np.asarray(raw["phrase_hi"]) >> np.uint64(TOKEN_BITS * (TOKENS_PER_WORD - 1)),
+            np.arange(len(vocab_words) + 2, dtype=np.uint64),
+        ).astype(np.int64),
     )
     synset_index = _synset_index(str(raw["synset_words"]))
     function_words = frozenset(str(raw["function_words"]).split("\n"))
