@@ -76,7 +76,7 @@ def test_register_upload_leaderboard_sort_drilldown(tmp_path):
             page.fill("#method_name", "browser entry")
             page.click("#upload-submit")
             page.wait_for_url("**/submissions/*")
-            page.wait_for_function("document.getElementById('status').textContent.trim() === 'finished'")
+            page.wait_for_selector("#status.status-finished", timeout=60_000)
             assert page.locator("#status").inner_text() == "finished"
             page.goto(f"{live.url}/c/coco-demo")
             row = page.locator('table[data-split="val"] tbody tr', has_text="browser entry")

@@ -233,3 +233,19 @@ def test_significance_against_a_chosen_entry(server):
     assert next(e for e in val["entries"] if e["submission_id"] == sid)["vs_baseline"] is None
     page = server.client.get(f"/c/coco-demo?vs={sid}").text
     assert "sig up" in page and "compare to this" in page
+
+
+def test_login_throttle_and_security_headers(server):
+    server.register("gina")
+    for _ in range(10):
+        r = server.client.post("/api/v1/tokens", json={"username": "gina", "password": "wrong-password"})
+        assert r.status_code == 401
+    r = server.client.post("/api/v1/tokens", json={"username": "gina", "password": "password-123"})
+    assert r.status_code == 429 and "too many failed logins" in r.json()["detail"]
+    page = server.client.post("/login", data={"username": "gina", "password": "password-123"})
+    assert page.status_code == 429 and "too many failed logins" in page.text
+    headers = server.client.get("/c/coco-demo").headers
+    assert (
+        headers["x-content-type-options"] == "nosniff"
+        and "frame-ancestors 'none'" in headers["content-security-policy"]
+    )

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import timedelta
 from importlib import resources
@@ -55,7 +56,7 @@ from capeval.server.services import (
     user_for_token,
 )
 
-__all__ = ["BodyLimitMiddleware", "create_app"]
+__all__ = ["BodyLimitMiddleware", "LoginThrottle", "SecurityHeadersMiddleware", "create_app"]
 
 log = logging.getLogger("capeval")
 
@@ -64,6 +65,11 @@ SESSION_COOKIE = "capeval_session"
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
 #: Histogram bins of the per-image drill-down.
 HISTOGRAM_BINS = 10
+#: Failed logins per username within LOGIN_WINDOW_SECONDS before further attempts are refused.
+LOGIN_MAX_FAILURES = 10
+LOGIN_WINDOW_SECONDS = 15 * 60
+#: Bound on the usernames the in-memory login throttle tracks.
+LOGIN_THROTTLE_MAX_USERS = 100_000
 #: Images listed as worst and best in the drill-down.
 DRILLDOWN_EXTREMES = 10
 
@@ -140,6 +146,74 @@ class BodyLimitMiddleware:
                 await self._reject(send)
 
 
+class SecurityHeadersMiddleware:
+    """Adds conservative browser security headers to every response."""
+
+    HEADERS = (
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+        # Pages use only their own scripts and styles (inline style attributes draw histogram bars).
+        (
+            b"content-security-policy",
+            b"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+        ),
+    )
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *self.HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class LoginThrottle:
+    """Refuses logins for a username after too many recent failures (in memory, per process)."""
+
+    def __init__(self, max_failures: int, window_seconds: float) -> None:
+        self.max_failures = max_failures
+        self.window = window_seconds
+        self._lock = threading.Lock()
+        self._failures: dict[str, list[float]] = {}
+
+    def _recent(self, username: str, now: float) -> list[float]:
+        times = [t for t in self._failures.get(username, []) if now - t < self.window]
+        self._failures[username] = times
+        return times
+
+    def check(self, username: str) -> None:
+        """Raise 429 when ``username`` is locked out."""
+        with self._lock:
+            if len(self._recent(username, time.monotonic())) >= self.max_failures:
+                raise ServiceError(
+                    429,
+                    "too_many_attempts",
+                    f"too many failed logins for {username!r}; try again in {self.window / 60:.0f} minutes",
+                )
+
+    def failed(self, username: str) -> None:
+        """Record a failed login."""
+        with self._lock:
+            now = time.monotonic()
+            self._recent(username, now).append(now)
+            if len(self._failures) > LOGIN_THROTTLE_MAX_USERS:
+                self._failures.clear()
+
+    def succeeded(self, username: str) -> None:
+        """Forget the failures of a user who logged in."""
+        with self._lock:
+            self._failures.pop(username, None)
+
+
 class _PhaseIds:
     """Expected image ids per phase, parsed once (reference payloads can be large)."""
 
@@ -183,6 +257,18 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
         redoc_url=None,
     )
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES)
+    app.add_middleware(SecurityHeadersMiddleware)
+    throttle = LoginThrottle(LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS)
+
+    def login(username: str, password: str) -> User | None:
+        throttle.check(username)
+        user = authenticate(db, username, password)
+        if user is None:
+            throttle.failed(username)
+        else:
+            throttle.succeeded(username)
+        return user
+
     app.state.settings = settings
     app.state.db = db
     app.state.metrics = metrics
@@ -412,7 +498,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     async def api_token(request: Request) -> dict[str, Any]:
         """Exchange username and password for an expiring API token."""
         body = await _json_body(request)
-        user = await run_in_threadpool(authenticate, db, str(body.get("username", "")), str(body.get("password", "")))
+        user = await run_in_threadpool(login, str(body.get("username", "")), str(body.get("password", "")))
         if user is None:
             raise HTTPException(401, "wrong username or password")
         lifetime = timedelta(days=settings.token_days)
@@ -645,7 +731,10 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     @app.post("/login", include_in_schema=False)
     async def page_login_post(request: Request) -> Response:
         form = await request.form(max_files=0, max_fields=10)
-        user = await run_in_threadpool(authenticate, db, str(form.get("username", "")), str(form.get("password", "")))
+        try:
+            user = await run_in_threadpool(login, str(form.get("username", "")), str(form.get("password", "")))
+        except ServiceError as exc:
+            return render(request, "login.html", status=exc.status, error=exc.message, user=None)
         if user is None:
             return render(request, "login.html", status=401, error="wrong username or password", user=None)
         return await _login_redirect(user)
