@@ -18,6 +18,7 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import logging
@@ -120,14 +121,14 @@ def corpus_features(corpus: Corpus, feature_set: Any, cache_dir: Path | None) ->
     ).hexdigest()[:16]
     path = cache_dir / f"features-{corpus.name}-{key}.npy" if cache_dir else None
     if path is not None and path.exists():
-        return np.load(path)
+        return np.asarray(np.load(path), dtype=np.float64)
     start = time.perf_counter()
     matrix = feature_set.compute(corpus.candidates, corpus.references)
     log.info("features of %s (%d items): %.1f s", corpus.name, len(corpus.candidates), time.perf_counter() - start)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         np.save(path, matrix)
-    return matrix
+    return np.asarray(matrix, dtype=np.float64)
 
 
 def thumb_features(thumb: HumanJudgments, feature_set: Any, tokenizer: str, cache_dir: Path | None) -> np.ndarray:
@@ -207,7 +208,7 @@ def build_training_data(
     flickr = load_flickr8k_expert_tsv(flickr_dev)
     if flickr_limit:
         flickr = flickr.head(flickr_limit)
-    segments = [i.split("/", 1)[1] for i in thumb.ids]
+    segments = [str(i).split("/", 1)[1] for i in thumb.ids]
     holdout = _split_by_key(segments, holdout_fraction, seed)
     x_thumb = thumb_features(thumb, feature_set, tokenizer, cache_dir)
     thumb_images = {i for i in (_coco_image_id(n) for n in thumb.image_ids) if i is not None}
@@ -270,8 +271,8 @@ def build_training_data(
 
 def _thumb_head_images(thumb: HumanJudgments, n_images: int) -> HumanJudgments:
     """All captions of the first ``n_images`` THumB segments (for quick runs)."""
-    segments = list(dict.fromkeys(i.split("/", 1)[1] for i in thumb.ids))[:n_images]
-    keep = [k for k, i in enumerate(thumb.ids) if i.split("/", 1)[1] in set(segments)]
+    segments = list(dict.fromkeys(str(i).split("/", 1)[1] for i in thumb.ids))[:n_images]
+    keep = [k for k, i in enumerate(thumb.ids) if str(i).split("/", 1)[1] in set(segments)]
     return HumanJudgments(
         thumb.name,
         tuple(thumb.ids[k] for k in keep),
@@ -405,10 +406,11 @@ def distractor_check(
         candidates=[*correct, *distracted], references=[*references, *references], metrics=keys, tokenizer=tokenizer
     )
     acc: dict[str, float] = {}
-    for key, out in outputs:
-        result = ev.results[key]
-        column = result.item_table[out or result.metric]
-        acc[out or result.metric] = distractor_accuracy(column[:n], column[n:], ties=ties)
+    for result_key, output in outputs:
+        result = ev.results[result_key]
+        label = output or result.metric
+        column = result.item_table[label]
+        acc[label] = distractor_accuracy(column[:n], column[n:], ties=ties)
     return acc
 
 
@@ -432,7 +434,7 @@ def _metric_output(name: str) -> tuple[str, str]:
 # --- command line ----------------------------------------------------------------------------
 def _default_jar() -> Path | None:
     try:
-        import pycocoevalcap
+        import pycocoevalcap  # type: ignore[import-untyped]
     except ImportError:
         return None
     path = Path(list(pycocoevalcap.__path__)[0]).joinpath(*SPICE_JAR)
@@ -482,7 +484,8 @@ def run_train(args: argparse.Namespace) -> int:
     config = TrainingConfig(seed=args.seed, max_epochs=args.max_epochs)
     model = train_nneval(data, seed=args.seed, name=args.name, config=config)
     figures = evaluate_model(model, data)
-    model.meta["figures"] = {k: {c: round(v, 6) for c, v in row.items()} for k, row in figures.items()}  # type: ignore[index]
+    rounded = {k: {c: round(v, 6) for c, v in row.items()} for k, row in figures.items()}
+    model = dataclasses.replace(model, meta={**model.meta, "figures": rounded})
     model.save(args.output)
     print(_figures_table(figures, args.digits).render(args.format))
     print(

@@ -84,7 +84,7 @@ def forward(params: Params, x: FloatArray) -> tuple[FloatArray, list[FloatArray]
 def _softmax(logits: FloatArray) -> FloatArray:
     shifted = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(shifted)
-    return e / e.sum(axis=1, keepdims=True)
+    return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float64)
 
 
 def predict_proba(params: Params, x: FloatArray) -> FloatArray:

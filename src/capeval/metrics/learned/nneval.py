@@ -226,15 +226,14 @@ class NNEvalModel:
 
     def save(self, path: str | Path) -> None:
         """Write the model to a compressed ``.npz`` (arrays plus JSON provenance)."""
-        arrays = {f"param{k}": p for k, p in enumerate(self.params)}
-        np.savez_compressed(
-            path,
+        arrays: dict[str, Any] = {f"param{k}": p for k, p in enumerate(self.params)}
+        arrays.update(
             features=np.array(self.features),
             lower=self.lower,
             upper=self.upper,
             meta=np.array(json.dumps(dict(self.meta), sort_keys=True)),
-            **arrays,
         )
+        np.savez_compressed(path, **arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> NNEvalModel:

@@ -76,7 +76,7 @@ def _emd(a: FloatArray, b: FloatArray, cost: FloatArray) -> float:
         # One side is a single point: all mass moves to (or from) it.
         return float((cost * (a[:, None] if b.size == 1 else b[None, :])).sum())
     try:
-        import ot
+        import ot  # type: ignore[import-untyped]
     except ImportError:
         return _emd_linprog(a, b, cost)
     return float(ot.emd2(a, b, cost))
@@ -124,7 +124,7 @@ def word_movers_distance(
 def _distances(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> FloatArray:
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
     squared = (x64**2).sum(1)[:, None] + (y64**2).sum(1)[None, :] - 2.0 * x64 @ y64.T
-    return np.sqrt(np.maximum(squared, 0.0))
+    return np.asarray(np.sqrt(np.maximum(squared, 0.0)), dtype=np.float64)
 
 
 class WMDSimilarity(MeanMetric):
