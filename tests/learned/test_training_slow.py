@@ -31,13 +31,20 @@ def _jar() -> Path:
 
 
 @pytest.fixture(scope="module")
-def retrained():  # type: ignore[no-untyped-def]
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Feature cache written by the from-scratch run and read by the CLI test."""
+    return tmp_path_factory.mktemp("nneval-features")
+
+
+@pytest.fixture(scope="module")
+def retrained(cache_dir: Path):  # type: ignore[no-untyped-def]
     from capeval.cli.cmd_learned import build_training_data, evaluate_model, train_nneval
 
     if not (THUMB.is_dir() and FLICKR.is_file()):
         pytest.skip("../shared/data (THumB, Flickr8K-Expert dev) not found")
     shipped = load_model()
-    data = build_training_data(THUMB, _jar(), FLICKR, seed=shipped.seed)
+    assert not any(cache_dir.iterdir())  # features are computed from scratch
+    data = build_training_data(THUMB, _jar(), FLICKR, seed=shipped.seed, cache_dir=cache_dir)
     model = train_nneval(data, seed=shipped.seed, name=shipped.meta["name"])
     return shipped, model, evaluate_model(model, data)
 
@@ -67,3 +74,17 @@ def test_embeddings_reproduce(tmp_path: Path) -> None:
     tokens = get_tokenizer("ptb").tokenize([c for caps in captions.values() for c in caps])
     emb = train_embeddings([t.split() for t in tokens])
     assert emb.digest == load_embeddings().digest
+
+
+def test_evaluate_cli_prints_the_shipped_figures(
+    retrained, cache_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    from capeval.cli.main import main
+
+    shipped, _, _ = retrained
+    args = ["learned", "evaluate", "--thumb", str(THUMB), "--flickr8k-dev", str(FLICKR), "--cache-dir", str(cache_dir)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    nneval_row = next(line for line in out.splitlines() if line.startswith("nneval"))
+    expected = shipped.meta["figures"]["nneval"]["flickr_all"]
+    assert f"{expected:.3f}" in nneval_row
