@@ -48,8 +48,10 @@ _MEMO_SIZE = 100_000
 class CaptionParser(Protocol):
     """Anything that turns captions into SPICE raw tuples."""
 
-    #: Identity of the parser for caches and signatures.
-    fingerprint: str
+    @property
+    def fingerprint(self) -> str:
+        """Identity of the parser for caches and signatures."""
+        ...
 
     def parse(self, texts: Sequence[str]) -> list[list[list[str]]]:
         """Raw tuples per caption: ``[obj]``, ``[obj, attr]``, ``[subj, obj, predicate]``."""

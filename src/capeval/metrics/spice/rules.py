@@ -135,10 +135,10 @@ def rewrite_quantifiers(graph: DepGraph) -> None:
         for gov in _nmod_children(graph, w1):
             if not _noun_or_pronoun(graph, gov):
                 continue
-            w2 = _case_of(graph, gov, w1 + 1)
-            if w2 is None:
+            of_word = _case_of(graph, gov, w1 + 1)
+            if of_word is None:
                 continue
-            words = {w1, w2} | {d for _, d in graph.children(w1) if d < w1}
+            words = {w1, of_word} | {d for _, d in graph.children(w1) if d < w1}
             _apply_qmod(graph, w1, gov, words)
             break
     # Pattern 3: "two of the men", "all of them".
@@ -147,12 +147,12 @@ def rewrite_quantifiers(graph: DepGraph) -> None:
         if word not in QMOD_P3_WORDS and not _DIGITS.fullmatch(word):
             continue
         for gov in _nmod_children(graph, w1):
-            w2 = _case_of(graph, gov, w1 + 1)
-            if w2 is None:
+            of_word = _case_of(graph, gov, w1 + 1)
+            if of_word is None:
                 continue
-            words = {w1, w2}
+            words = {w1, of_word}
             if _is_noun(graph, gov):
-                dets = [d for rel, d in graph.children(gov) if rel == "det" and d == w2 + 1]
+                dets = [d for rel, d in graph.children(gov) if rel == "det" and d == of_word + 1]
                 if not dets:
                     continue
                 words.add(dets[0])

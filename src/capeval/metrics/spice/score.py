@@ -115,7 +115,7 @@ def match_tuples(
                 index.setdefault((len(ref), synset), []).append(j)
     for i, tup in enumerate(candidate):
         head = tup[0]
-        keys = [(len(tup), w) for w in head.word_set]
+        keys: list[tuple[int, object]] = [(len(tup), w) for w in head.word_set]
         if not exact:
             keys += [(len(tup), s) for s in head.synsets]
         found: set[int] = set()

@@ -437,15 +437,16 @@ class SpacyParser:
             except OSError as exc:
                 raise ImportError(f"spaCy model {self.model!r} is not installed: pip install 'capeval[spice]'") from exc
             # PTB keeps intra-word hyphens ("double-decker"); drop spaCy's hyphen infix rule.
-            infixes = [p for p in nlp.Defaults.infixes if _HYPHEN_INFIX not in p]
-            nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+            infixes = [p for p in (nlp.Defaults.infixes or ()) if not (isinstance(p, str) and _HYPHEN_INFIX in p)]
+            tokenizer: Any = nlp.tokenizer
+            tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
             if "capeval_spice_ssplit" not in Language.factories:
                 Language.component("capeval_spice_ssplit", func=_split_sentences)
             nlp.add_pipe("capeval_spice_ssplit", before="parser")
-            lookups = nlp.get_pipe("lemmatizer").lookups
-            exc = lookups.get_table("lemma_exc")
-            index = lookups.get_table("lemma_index")
-            self._lemmatizer = MorphaLemmatizer(exc["noun"], exc["verb"], index["noun"], index["verb"])
+            lemmatizer: Any = nlp.get_pipe("lemmatizer")
+            exceptions = lemmatizer.lookups.get_table("lemma_exc")
+            index = lemmatizer.lookups.get_table("lemma_index")
+            self._lemmatizer = MorphaLemmatizer(exceptions["noun"], exceptions["verb"], index["noun"], index["verb"])
             self._nlp = nlp
             return nlp
 
@@ -455,13 +456,12 @@ class SpacyParser:
         try:
             import importlib.metadata as md
 
-            import spacy
-
+            spacy_version = md.version("spacy")
             version = md.version(self.model.replace("_", "-")) if "/" not in self.model else "path"
         except Exception:  # noqa: BLE001 - any failure only weakens the fingerprint
             return f"spacy-?+{self.model}-?+conv{CONVERTER_VERSION}"
         frag = "+frag" if self.emulate_fragments else ""
-        return f"spacy-{spacy.__version__}+{self.model}-{version}+conv{CONVERTER_VERSION}{frag}"
+        return f"spacy-{spacy_version}+{self.model}-{version}+conv{CONVERTER_VERSION}{frag}"
 
     # --- parsing ----------------------------------------------------------------------------
     def graphs(self, texts: Sequence[str]) -> list[list[DepGraph]]:
