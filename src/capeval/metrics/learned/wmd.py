@@ -83,8 +83,11 @@ def _emd(a: FloatArray, b: FloatArray, cost: FloatArray) -> float:
 
 
 def _emd_linprog(a: FloatArray, b: FloatArray, cost: FloatArray) -> float:
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix, vstack
+    try:
+        from scipy.optimize import linprog
+        from scipy.sparse import coo_matrix, vstack
+    except ImportError as exc:
+        raise ImportError("WMD needs POT or scipy for optimal transport: pip install 'capeval[learned]'") from exc
 
     m, n = cost.shape
     flat = np.arange(m * n)
