@@ -127,7 +127,10 @@ class _WordTables:
             return self._arrays
         d = self.data
         base_hash, base_stem, base_sig, base_off, base_syn = d.vocab_features
-        extra = word_features(self._extra_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
+        if self._extra_words:
+            extra = word_features(self._extra_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
+        else:
+            extra = word_features([], {}, {}, d.synset_offsets, d.synset_ids)
         e_hash, e_stem, e_sig, e_off, e_syn = extra
         func = np.concatenate(
             [d.vocab_function, np.array([w.lower() in d.function_words for w in self._extra_words], dtype=np.bool_)]

@@ -20,6 +20,7 @@ manifest records the SHA-256 of every file, which is verified on load.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import importlib.util
@@ -159,23 +160,35 @@ class ParaphraseTable:
 
 @dataclass(frozen=True)
 class MeteorData:
-    """Every table METEOR 1.5 ``-l en -norm`` needs."""
+    """Every table METEOR 1.5 ``-l en -norm`` needs.
+
+    The synonym dictionaries are only needed for words outside the paraphrase vocabulary,
+    so they are parsed on first use.
+    """
 
     function_words: frozenset[str]
     #: Non-breaking prefix -> True when it is ``#NUMERIC_ONLY#``.
     prefixes: dict[str, bool]
-    #: Word -> index into ``synset_offsets``.
-    synset_index: dict[str, int]
+    synset_words_text: str
     synset_offsets: npt.NDArray[np.int64]
     synset_ids: npt.NDArray[np.int32]
-    #: Inflected form -> base forms (WordNet exception list).
-    exceptions: dict[str, tuple[str, ...]]
+    exceptions_text: str
     paraphrases: ParaphraseTable
     #: Matcher features of the paraphrase vocabulary, indexed by token id (see ``_words.word_features``).
     vocab_features: WordFeatures
     #: Function-word flag of the paraphrase vocabulary, indexed by token id.
     vocab_function: npt.NDArray[np.bool_]
     source: str
+
+    @functools.cached_property
+    def synset_index(self) -> dict[str, int]:
+        """Word -> index into ``synset_offsets``."""
+        return _synset_index(self.synset_words_text)
+
+    @functools.cached_property
+    def exceptions(self) -> dict[str, tuple[str, ...]]:
+        """Inflected form -> base forms (WordNet exception list)."""
+        return _parse_exceptions(self.exceptions_text)
 
 
 def _pack_phrases(token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -412,15 +425,14 @@ def load_meteor_data() -> MeteorData:
             np.arange(len(vocab_words) + 2, dtype=np.uint64),
         ).astype(np.int64),
     )
-    synset_index = _synset_index(str(raw["synset_words"]))
     function_words = frozenset(str(raw["function_words"]).split("\n"))
     _LOADED = MeteorData(
         function_words=function_words,
         prefixes=_parse_prefixes(str(raw["prefixes"])),
-        synset_index=synset_index,
+        synset_words_text=str(raw["synset_words"]),
         synset_offsets=raw["synset_offsets"],  # type: ignore[arg-type]
         synset_ids=raw["synset_ids"],  # type: ignore[arg-type]
-        exceptions=_parse_exceptions(str(raw["exceptions"])),
+        exceptions_text=str(raw["exceptions"]),
         paraphrases=table,
         vocab_features=(
             raw["vocab_hash"],  # type: ignore[arg-type]
