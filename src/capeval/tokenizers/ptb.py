@@ -78,7 +78,6 @@ _IS_ALNUM = _IS_LETTER | (_BYTE_CLASS == _DIGIT)
 _IS_SEPARATOR = (_BYTE_CLASS == _SPACE) | (_BYTE_CLASS == _COMMA) | (_BYTE_CLASS == _PERIOD)
 _IS_LINE_END = _BYTE_CLASS == _NEWLINE
 _IS_SPACE_OR_LINE_END = (_BYTE_CLASS == _SPACE) | _IS_LINE_END
-_IS_MARKED = ~(_IS_LETTER | (_BYTE_CLASS == _SPACE))
 # What may follow a clitic on the fast path (a hyphen would not join it to the next word).
 _ENDS_CLITIC = _IS_SEPARATOR | _IS_LINE_END
 _PADDING = 4  # bytes of line end added around the stream so that neighbours can be read without bounds checks
@@ -104,7 +103,8 @@ def _pack(word: bytes) -> int:
 _ABBREVIATION_CODES = np.array(sorted(_pack(word.encode()) for word in ABBREVIATION_WORDS), dtype=np.uint64)
 # Assimilations are found by their doubled letter ("nn", "tt", "mm" at offsets 2-3), then by the
 # packed 5 or 6 lower-case bytes around it.
-_ASSIMILATION_PAIR_BYTES = np.array(sorted({ord(word[2]) for word in ASSIMILATIONS}), dtype=np.uint8)
+_IS_ASSIMILATION_PAIR = np.zeros(256, dtype=bool)
+_IS_ASSIMILATION_PAIR[[ord(word[2]) for word in ASSIMILATIONS]] = True
 if any(word[2] != word[3] for word in ASSIMILATIONS):  # pragma: no cover - guards a future edit
     raise RuntimeError("the assimilation search expects a doubled letter at offsets 2-3")
 _FIVE_BYTES = (1 << 40) - 1
@@ -114,8 +114,9 @@ def _pack_forward(word: bytes) -> int:
     return sum(byte << (8 * k) for k, byte in enumerate(word))
 
 
-_ASSIMILATION_CODES_5 = np.array([_pack_forward(w.encode()) for w in ASSIMILATIONS if len(w) == 5], dtype=np.uint64)
-_ASSIMILATION_CODES_6 = np.array([_pack_forward(w.encode()) for w in ASSIMILATIONS if len(w) == 6], dtype=np.uint64)
+_ASSIMILATION_CODES_5, _ASSIMILATION_CODES_6 = (
+    np.array(sorted(_pack_forward(w.encode()) for w in ASSIMILATIONS if len(w) == n), dtype=np.uint64) for n in (5, 6)
+)
 # A clitic after an apostrophe: 's 'm 'd (one letter) or 're 've 'll (two), lower case only.
 _CLITIC_1 = np.zeros(256, dtype=bool)
 _CLITIC_1[[ord(c) for c in "smd"]] = True
@@ -190,6 +191,12 @@ class PTBTokenizer:
         return lines
 
 
+def _is_in(values: np.ndarray, sorted_codes: np.ndarray) -> np.ndarray:
+    """Element-wise membership of ``values`` in the sorted array ``sorted_codes``."""
+    index = np.minimum(np.searchsorted(sorted_codes, values), sorted_codes.size - 1)
+    return np.asarray(sorted_codes[index] == values)
+
+
 def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[int], np.ndarray]:
     """Decide which captions the fast path can tokenize, and how.
 
@@ -230,8 +237,11 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     pad = np.full(_PADDING, 10, dtype=np.uint8)
     padded = np.concatenate((pad, arr, pad))
     p = _PADDING
-    # Only bytes other than letters and spaces need a look; classify those.
-    marked = np.flatnonzero(_IS_MARKED[arr])
+    low = np.frombuffer(lowered, dtype=np.uint8)
+    # Only bytes other than letters and spaces need a look; classify those. (Plain arithmetic is
+    # much faster than a table look-up over the whole stream: after lower-casing, the letters are
+    # exactly the bytes b with b - 97 < 26 in uint8 arithmetic.)
+    marked = np.flatnonzero(((low - np.uint8(97)) >= 26) & (low != ord(" ")))
     classes = _BYTE_CLASS[arr[marked]]
     suspicious = [marked[classes == _OTHER]]
 
@@ -301,42 +311,45 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
         alive &= _IS_ALNUM[byte]
         if not alive.any():
             break
-        code[alive] |= _LOWER[byte[alive]].astype(np.uint64) << np.uint64(8 * k)
-    suspicious.append(candidates[~alive & np.isin(code, _ABBREVIATION_CODES)])
+        code |= (_LOWER[byte] * alive).astype(np.uint64) << np.uint64(8 * k)
+    suspicious.append(candidates[~alive & _is_in(code, _ABBREVIATION_CODES)])
 
     # Repeated bytes: double spaces (spacing to normalise) and the doubled letter of an assimilation.
-    low = np.frombuffer(lowered, dtype=np.uint8)
     pairs = np.flatnonzero(low[1:] == low[:-1])
     pair_bytes = low[pairs]
     double_spaces = pairs[pair_bytes == ord(" ")]
     # Every assimilation has its doubled letter at offsets 2-3 ("go|nn|a", "ca|nn|ot"); pack the
     # lower-cased window and compare with the packed words.
-    doubled = pairs[np.isin(pair_bytes, _ASSIMILATION_PAIR_BYTES)] - 2 + p
+    doubled = pairs[_IS_ASSIMILATION_PAIR[pair_bytes]] - 2 + p
     low_padded = np.concatenate((pad, low, pad))
     window = np.zeros(doubled.size, dtype=np.uint64)
     for k in range(6):
         window |= low_padded[doubled + k].astype(np.uint64) << np.uint64(8 * k)
-    hit = np.isin(window & np.uint64(_FIVE_BYTES), _ASSIMILATION_CODES_5) | np.isin(window, _ASSIMILATION_CODES_6)
+    hit = _is_in(window & np.uint64(_FIVE_BYTES), _ASSIMILATION_CODES_5) | _is_in(window, _ASSIMILATION_CODES_6)
     suspicious.append(doubled[hit] - p)
 
     line_ends = marked[classes == _NEWLINE]
-    complex_set = np.unique(np.searchsorted(line_ends, np.concatenate(suspicious)))
+    n_lines = line_ends.size + 1
+    complex_mask = np.zeros(n_lines, dtype=bool)
+    complex_mask[np.searchsorted(line_ends, np.concatenate(suspicious))] = True
 
     # Lines whose spacing needs normalising after periods and commas are dropped and quotes become
     # spaces: repeated or leading spaces, quotes, punctuation not right after a word. A line whose
-    # only problem is a space before its end just loses its last character.
+    # only problem is a space before its end just loses its last character. (Line j ends at
+    # line_ends[j].)
     quotes = marked[classes == _QUOTE]
     loose_commas = commas[~_IS_ALNUM[padded[commas + p - 1]]]
     loose_periods = periods[~_IS_ALNUM[padded[periods + p - 1]]]
     loose_colons = colons[~_IS_ALNUM[padded[colons + p - 1]]]
-    leading = line_ends[padded[line_ends + p + 1] == ord(" ")] + 1
-    crowded = np.concatenate((double_spaces, quotes, loose_commas, loose_periods, loose_colons, leading))
-    crowded_set = np.searchsorted(line_ends, crowded)
-    if data[:1] == b" ":
-        crowded_set = np.append(crowded_set, 0)
-    crowded_set = np.setdiff1d(crowded_set, complex_set)
-    trailing_set = np.searchsorted(line_ends, line_ends[padded[line_ends + p - 1] == ord(" ")])
-    if data[-1:] == b" ":
-        trailing_set = np.append(trailing_set, line_ends.size)
-    trailing_set = np.setdiff1d(trailing_set, np.concatenate((crowded_set, complex_set)))
+    crowded_mask = np.zeros(n_lines, dtype=bool)
+    crowded = np.concatenate((double_spaces, quotes, loose_commas, loose_periods, loose_colons))
+    crowded_mask[np.searchsorted(line_ends, crowded)] = True
+    crowded_mask[1:] |= padded[line_ends + p + 1] == ord(" ")
+    crowded_mask[0] |= data[:1] == b" "
+    trailing_mask = np.zeros(n_lines, dtype=bool)
+    trailing_mask[:-1] = padded[line_ends + p - 1] == ord(" ")
+    trailing_mask[-1] = data[-1:] == b" "
+    crowded_mask &= ~complex_mask
+    trailing_mask &= ~(complex_mask | crowded_mask)
+    complex_set, crowded_set, trailing_set = (np.flatnonzero(m) for m in (complex_mask, crowded_mask, trailing_mask))
     return complex_set.tolist(), crowded_set.tolist(), trailing_set.tolist(), insert_spaces
