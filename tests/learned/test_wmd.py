@@ -126,3 +126,9 @@ def test_bad_inputs(tmp_path) -> None:  # type: ignore[no-untyped-def]
     good = tmp_path / "good.json"
     good.write_text('{"annotations": [{"image_id": 1, "caption": "A dog."}]}', encoding="utf-8")
     assert read_coco_captions(good) == {1: ["A dog."]}
+
+
+def test_empty_candidate_scores_zero() -> None:
+    wmd = WMDSimilarity(tokenizer="ws")
+    result = wmd.score(candidates=["", "the a of"], references=[["a dog"], ["a dog"]])
+    assert result.item_scores.tolist() == [0.0, 0.0]  # nothing left after stop-word removal either
