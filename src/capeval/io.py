@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ __all__ = [
     "CaptionFileError",
     "Corpus",
     "align",
+    "json_safe",
     "load_corpus",
     "read_candidates",
     "read_references",
@@ -380,11 +382,22 @@ def load_corpus(results_path: PathLike, references_path: PathLike, *, require_al
     )
 
 
+def json_safe(data: Any) -> Any:
+    """Replace NaN and infinities (undefined scores) by ``None``, so the output is valid JSON."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, Mapping):
+        return {k: json_safe(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [json_safe(v) for v in data]
+    return data
+
+
 def write_json(path: PathLike, data: Any) -> None:
-    """Write JSON atomically (temporary file + rename), UTF-8, exact float repr."""
+    """Write JSON atomically (temporary file + rename), UTF-8, exact float repr; NaN becomes null."""
     target = os.fspath(path)
     tmp = f"{target}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1)
+        json.dump(json_safe(data), fh, ensure_ascii=False, indent=1, allow_nan=False)
         fh.write("\n")
     os.replace(tmp, target)

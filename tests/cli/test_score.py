@@ -60,3 +60,11 @@ def test_no_command_prints_help(capsys: Any) -> None:
     assert main([]) == 2
     with pytest.raises(SystemExit):
         main(["--version"])
+
+
+def test_undefined_scores_are_written_as_null(tmp_path: Path) -> None:
+    from capeval.io import write_json
+
+    path = tmp_path / "out.json"
+    write_json(path, {"1": {"SPICE": float("nan"), "CIDEr": 0.5, "x": [float("inf")]}})
+    assert json.loads(path.read_text()) == {"1": {"SPICE": None, "CIDEr": 0.5, "x": [None]}}

@@ -9,6 +9,7 @@ from typing import Any
 
 from capeval._version import __version__
 from capeval.engines.local import Evaluation
+from capeval.io import json_safe
 
 __all__ = ["format_csv", "format_json", "format_table", "json_payload"]
 
@@ -29,7 +30,7 @@ def json_payload(evaluation: Evaluation) -> dict[str, Any]:
 
 def format_json(evaluation: Evaluation) -> str:
     """JSON text of :func:`json_payload`."""
-    return json.dumps(json_payload(evaluation), indent=2, ensure_ascii=False)
+    return json.dumps(json_safe(json_payload(evaluation)), indent=2, ensure_ascii=False, allow_nan=False)
 
 
 def format_table(evaluation: Evaluation, *, digits: int = 4) -> str:
