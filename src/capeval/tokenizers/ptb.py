@@ -172,7 +172,7 @@ class PTBTokenizer:
 
         data = stream.encode("utf-8", "surrogatepass")
         lowered = data.lower()
-        complex_indices, crowded_indices, trailing_indices, insert_spaces = _classify(data, lowered)
+        complex_indices, crowded_indices, trailing_indices, insert_spaces, line_ends = _classify(data, lowered)
         # Fast path for the whole batch (see _classify); captions that need the scanner are replaced
         # below.
         if insert_spaces.size:
@@ -183,7 +183,10 @@ class PTBTokenizer:
         for index in trailing_indices:
             lines[index] = lines[index][:-1]
         if complex_indices:
-            ends = np.cumsum(np.fromiter(map(len, captions), dtype=np.int64, count=len(captions)) + 1)
+            if len(data) == len(stream):  # ASCII: byte offsets are character offsets
+                ends = line_ends + 1
+            else:
+                ends = np.cumsum(np.fromiter(map(len, captions), dtype=np.int64, count=len(captions)) + 1)
             for index in complex_indices:
                 start = int(ends[index - 1]) if index else 0
                 tokens = scan_caption(stream, start, start + len(captions[index]))
@@ -197,7 +200,7 @@ def _is_in(values: np.ndarray, sorted_codes: np.ndarray) -> np.ndarray:
     return np.asarray(sorted_codes[index] == values)
 
 
-def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[int], np.ndarray]:
+def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[int], np.ndarray, np.ndarray]:
     """Decide which captions the fast path can tokenize, and how.
 
     A caption stays on the fast path when every byte is an ASCII letter, digit, space, comma, period,
@@ -230,7 +233,8 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     Returns:
         Sorted indices of captions that need the full scanner; sorted indices of the other captions
         whose spacing needs normalising; sorted indices of those that only end with one space too
-        many; and the byte offsets before which the fast path inserts a space (clitics).
+        many; the byte offsets before which the fast path inserts a space (clitics); and the byte
+        offsets of the line ends.
     """
     arr = np.frombuffer(data, dtype=np.uint8)
     # padded[i + _PADDING] is arr[i]; the padding reads as line ends.
@@ -352,4 +356,4 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     crowded_mask &= ~complex_mask
     trailing_mask &= ~(complex_mask | crowded_mask)
     complex_set, crowded_set, trailing_set = (np.flatnonzero(m) for m in (complex_mask, crowded_mask, trailing_mask))
-    return complex_set.tolist(), crowded_set.tolist(), trailing_set.tolist(), insert_spaces
+    return complex_set.tolist(), crowded_set.tolist(), trailing_set.tolist(), insert_spaces, line_ends
