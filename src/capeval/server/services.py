@@ -503,6 +503,11 @@ class ClaimedJob:
 def claim_job(db: Database, worker_id: str, lease_seconds: float) -> ClaimedJob | None:
     """Take the oldest runnable job, mark it running with a lease; ``None`` when the queue is empty."""
     now = utcnow()
+    # A plain read first, so idle workers do not take the write lock on every poll.
+    with db.read() as session:
+        runnable = select(Job.id).where(Job.status == "queued", Job.available_at <= now).limit(1)
+        if session.scalar(runnable) is None:
+            return None
     with db.write() as session:
         query = (
             select(Job)
@@ -601,6 +606,10 @@ def _retry_or_fail(session: Session, row: Job, public_error: str) -> None:
 def reap_jobs(db: Database) -> int:
     """Requeue (or fail, after the last attempt) running jobs whose lease ran out; returns how many."""
     now = utcnow()
+    expired = select(Job.id).where(Job.status == "running", Job.lease_expires_at < now).limit(1)
+    with db.read() as session:
+        if session.scalar(expired) is None:
+            return 0
     with db.write() as session:
         query = select(Job).where(Job.status == "running", Job.lease_expires_at < now)
         if not db.is_sqlite:
