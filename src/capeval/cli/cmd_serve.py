@@ -25,8 +25,12 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="run the evaluation server (challenges, hidden test references, leaderboard)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Run the evaluation server (web app + scoring workers). On a fresh machine it creates a SQLite "
+            "database, installs the built-in demo challenge (public val split, hidden test split, a host "
+            "account, a baseline entry) and prints the host's password once. --config installs the "
+            "challenges of a TOML/JSON file instead (see docs/server.md)."
+        ),
     )
     parser.add_argument("--config", help="TOML/JSON file with [server] settings and [[challenge]] entries")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
@@ -35,7 +39,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--data-dir", help="folder of the default SQLite database (default: ./capeval-server-data)")
     parser.add_argument("--workers", type=int, default=1, help="scoring worker processes (default: 1; 0: none)")
     parser.add_argument("--no-demo", action="store_true", help="do not install the built-in demo challenge")
-    parser.add_argument("--demo-host-password", help="password of the demo host account when it is created")
+    parser.add_argument(
+        "--demo-host-password",
+        default=os.environ.get("CAPEVAL_DEMO_HOST_PASSWORD"),
+        help="password of the demo host account when it is created (default: $CAPEVAL_DEMO_HOST_PASSWORD, "
+        "else a random one, printed once)",
+    )
     parser.add_argument(
         "--add-host",
         metavar="USERNAME",
