@@ -36,7 +36,7 @@ from capeval.meta_eval import HumanJudgments, correlate, distractor_accuracy, lo
 from capeval.meta_eval.tables import FORMATS, Table
 
 __all__ = [
-    "Corpus",
+    "TokenizedCorpus",
     "TrainingData",
     "build_training_data",
     "distractor_check",
@@ -65,7 +65,7 @@ SPICE_JAR = ("spice", "spice-1.0.jar")
 
 
 @dataclass(frozen=True)
-class Corpus:
+class TokenizedCorpus:
     """Tokenized items scored together (one CIDEr-D document-frequency corpus)."""
 
     name: str
@@ -100,7 +100,9 @@ def _split_by_key(keys: Sequence[Any], fraction: float, seed: int) -> np.ndarray
     return np.array([str(k) in chosen for k in keys])
 
 
-def _tokenize(name: str, candidates: Sequence[str], references: Sequence[Sequence[str]], tokenizer: str) -> Corpus:
+def _tokenize(
+    name: str, candidates: Sequence[str], references: Sequence[Sequence[str]], tokenizer: str
+) -> TokenizedCorpus:
     from capeval.tokenizers.base import get_tokenizer
 
     tok = get_tokenizer(tokenizer)
@@ -111,10 +113,10 @@ def _tokenize(name: str, candidates: Sequence[str], references: Sequence[Sequenc
     for refs in references:
         out.append(tuple(flat[pos : pos + len(refs)]))
         pos += len(refs)
-    return Corpus(name, tuple(cands), tuple(out))
+    return TokenizedCorpus(name, tuple(cands), tuple(out))
 
 
-def corpus_features(corpus: Corpus, feature_set: Any, cache_dir: Path | None) -> np.ndarray:
+def corpus_features(corpus: TokenizedCorpus, feature_set: Any, cache_dir: Path | None) -> np.ndarray:
     """Feature matrix of a corpus, cached on disk by corpus content and feature configuration."""
     key = hashlib.sha256(
         json.dumps([corpus.candidates, corpus.references, feature_set.features, feature_set.fingerprint()]).encode()
@@ -133,10 +135,10 @@ def corpus_features(corpus: Corpus, feature_set: Any, cache_dir: Path | None) ->
 
 def thumb_features(thumb: HumanJudgments, feature_set: Any, tokenizer: str, cache_dir: Path | None) -> np.ndarray:
     """THumB features, each system scored as its own corpus (as a user scores one system)."""
-    assert_systems = thumb.systems or ()
+    systems = thumb.systems or ()
     x = np.zeros((len(thumb), len(feature_set.features)))
-    labels = np.asarray(assert_systems)
-    for system in dict.fromkeys(assert_systems):
+    labels = np.asarray(systems)
+    for system in dict.fromkeys(systems):
         idx = np.flatnonzero(labels == system)
         corpus = _tokenize(
             f"thumb-{system}", [thumb.candidates[i] for i in idx], [thumb.references[i] for i in idx], tokenizer
@@ -147,7 +149,7 @@ def thumb_features(thumb: HumanJudgments, feature_set: Any, tokenizer: str, cach
 
 def coco_corpora(
     coco_source: Path, exclude_images: set[int], n_items: int, seed: int, tokenizer: str
-) -> tuple[Corpus, Corpus]:
+) -> tuple[TokenizedCorpus, TokenizedCorpus]:
     """COCO val2014 human captions and mismatched captions on ``n_items`` seeded images.
 
     Human: each image's first caption (file order) against its next four. Mismatched: the
@@ -415,15 +417,16 @@ def distractor_check(
 
 
 def _metric_output(name: str) -> tuple[str, str]:
+    """``"bleu-4"`` -> (``"bleu"``, ``"bleu-4"``); ``"cider-d"`` -> (``"cider-d"``, ``"cider-d"``)."""
     from capeval.registry import get_metric, metric_class
 
     name = name.strip().lower()
     for key in (name, name.rsplit("-", 1)[0]):
         try:
-            cls = metric_class(key)
+            metric_class(key)
         except ValueError:
             continue
-        metric = get_metric(cls.name if isinstance(cls.name, str) else key, tokenizer="none")
+        metric = get_metric(key, tokenizer="none")
         if name in metric.outputs:
             return metric.name, name
         if key == name:
