@@ -207,3 +207,61 @@ def test_bad_input_shapes_raise(meteor: METEOR) -> None:
         meteor.score_tokenized(candidates=["a", "b"], references=[["a"]])
     with pytest.raises(ValueError, match="n_threads"):
         METEOR(tokenizer="none", n_threads=0)
+
+
+def test_pure_python_fallback_is_exact(meteor: METEOR) -> None:
+    """Without numba (NUMBA_DISABLE_JIT=1 runs the same kernel as plain Python) nothing changes."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import json, sys\n"
+        "from capeval.metrics.meteor import METEOR\n"
+        "rows = json.loads(sys.stdin.read())\n"
+        "r = METEOR(tokenizer='none').score_tokenized(\n"
+        "    candidates=[x[0] for x in rows], references=[x[1] for x in rows])\n"
+        "print(json.dumps([r.score, r.item_scores.tolist()]))\n"
+    )
+    rows, corpus = _curated()
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps([[r[1], r[2]] for r in rows]),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    score, items = json.loads(proc.stdout)
+    assert items == [r[3] for r in rows]
+    assert score == corpus
+
+
+@pytest.mark.slow
+def test_cache_is_built_verified_and_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """First use converts the data into the cache; a corrupted cache file is detected and rebuilt."""
+    from capeval.metrics.meteor import _resources
+
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_resources, "_LOADED", None)
+    try:
+        first = _resources.load_meteor_data()
+    except MeteorDataError as exc:
+        pytest.skip(str(exc))
+    (cache,) = [p for p in tmp_path.iterdir() if p.name.startswith("meteor-v")]
+    assert (cache / "manifest.json").is_file()
+    n_phrases = first.paraphrases.phrase_hi.shape[0]
+    del first
+    target = cache / "group_dst.npy"
+    blob = bytearray(target.read_bytes())
+    blob[-1] ^= 0xFF
+    target.write_bytes(bytes(blob))
+    monkeypatch.setattr(_resources, "_LOADED", None)
+    second = _resources.load_meteor_data()
+    assert second.paraphrases.phrase_hi.shape[0] == n_phrases
+    assert (
+        _resources._sha256_file(target) == json.loads((cache / "manifest.json").read_text())["files"]["group_dst.npy"]
+    )
+    monkeypatch.setattr(_resources, "_LOADED", None)
