@@ -265,3 +265,21 @@ def test_cache_is_built_verified_and_rebuilt(tmp_path: Path, monkeypatch: pytest
         _resources._sha256_file(target) == json.loads((cache / "manifest.json").read_text())["files"]["group_dst.npy"]
     )
     monkeypatch.setattr(_resources, "_LOADED", None)
+
+
+def test_halves_merge_and_order_invariance(meteor: METEOR) -> None:
+    with gzip.open(DATA / "coco_demo_meteor.json.gz", "rt", encoding="utf-8") as handle:
+        items = json.load(handle)["items"][:300]
+    cands = [it["candidate"] for it in items]
+    refs = [it["references"] for it in items]
+    whole = meteor.score_tokenized(candidates=cands, references=refs)
+    first = meteor.score_tokenized(candidates=cands[:150], references=refs[:150])
+    second = meteor.score_tokenized(candidates=cands[150:], references=refs[150:])
+    merged = meteor.result_from_stats(np.vstack([first.stats, second.stats]), references=refs)
+    assert merged.score == whole.score
+    np.testing.assert_array_equal(merged.item_scores, whole.item_scores)
+    perm = np.random.default_rng(3).permutation(len(cands))
+    shuffled = meteor.score_tokenized(candidates=[cands[i] for i in perm], references=[refs[i] for i in perm])
+    np.testing.assert_array_equal(shuffled.item_scores, whole.item_scores[perm])
+    assert shuffled.score == whole.score
+    assert str(whole.signature).startswith("meteor|release:1.5|lang:en|norm:yes|mods:ex_st_sy_pa|tok:none|nrefs:5")

@@ -184,7 +184,7 @@ class METEOR(Metric):
 
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """METEOR version, language, normalization and modules."""
-        return (("v", "1.5"), ("lang", "en"), ("norm", "yes"), ("mods", "ex_st_sy_pa"))
+        return (("release", "1.5"), ("lang", "en"), ("norm", "yes"), ("mods", "ex_st_sy_pa"))
 
     def _tables(self) -> _WordTables:
         if self._words is None:
