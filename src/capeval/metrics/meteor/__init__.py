@@ -267,13 +267,14 @@ class METEOR(Metric):
         n = len(candidates)
         workers = min(self.n_threads, max(1, n // _MIN_ITEMS_PER_THREAD))
         if workers <= 1:
-            return _kernel.meteor_item_stats(item_hyp, ref_off, ref_sent_arr, *args)
+            return np.asarray(_kernel.meteor_item_stats(item_hyp, ref_off, ref_sent_arr, *args), dtype=np.float64)
         # The compiled kernel releases the GIL: split the items across threads.
         bounds = np.linspace(0, n, workers + 1).astype(np.int64)
 
         def run(k: int) -> FloatArray:
             lo, hi = int(bounds[k]), int(bounds[k + 1])
-            return _kernel.meteor_item_stats(item_hyp[lo:hi], ref_off[lo : hi + 1], ref_sent_arr, *args)
+            part = _kernel.meteor_item_stats(item_hyp[lo:hi], ref_off[lo : hi + 1], ref_sent_arr, *args)
+            return np.asarray(part, dtype=np.float64)
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             parts = list(pool.map(run, range(workers)))

@@ -174,7 +174,7 @@ def segment_score(st: Any) -> float:
     score = fmean * (1.0 - penalty)
     if math.isnan(score):
         return 0.0
-    return max(score, 0.0)
+    return float(max(score, 0.0))
 
 
 @_jit
@@ -222,7 +222,7 @@ def _set_bit(bits: Any, row: int, k: int) -> None:
 
 @_jit
 def _get_bit(bits: Any, row: int, k: int) -> bool:
-    return (bits[row, k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
+    return bool((bits[row, k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0)
 
 
 @_jit
@@ -305,7 +305,7 @@ def _bit_set(bits: Any, value: int) -> None:
 @_jit
 def _bit_test(bits: Any, value: int) -> bool:
     slot = _bit_slot(value)
-    return (bits[slot >> 6] >> np.uint64(slot & 63)) & np.uint64(1) != 0
+    return bool((bits[slot >> 6] >> np.uint64(slot & 63)) & np.uint64(1) != 0)
 
 
 @_jit

@@ -33,6 +33,7 @@ import zipfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -310,7 +311,7 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
     for name, value in zip(
         ("vocab_hash", "vocab_stem", "vocab_sig", "vocab_syn_off", "vocab_syn"), features, strict=False
     ):
-        arrays[name] = value
+        arrays[name] = np.asarray(value)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
     try:
@@ -434,12 +435,8 @@ def load_meteor_data() -> MeteorData:
         synset_ids=raw["synset_ids"],  # type: ignore[arg-type]
         exceptions_text=str(raw["exceptions"]),
         paraphrases=table,
-        vocab_features=(
-            raw["vocab_hash"],  # type: ignore[arg-type]
-            raw["vocab_stem"],  # type: ignore[arg-type]
-            raw["vocab_sig"],  # type: ignore[arg-type]
-            raw["vocab_syn_off"],  # type: ignore[arg-type]
-            raw["vocab_syn"],  # type: ignore[arg-type]
+        vocab_features=cast(
+            WordFeatures, tuple(raw[k] for k in ("vocab_hash", "vocab_stem", "vocab_sig", "vocab_syn_off", "vocab_syn"))
         ),
         vocab_function=np.array([False] + [w.lower() in function_words for w in vocab_words], dtype=np.bool_),
         source=str(pkg_dir),

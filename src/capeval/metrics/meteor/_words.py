@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import numpy.typing as npt
-from snowballstemmer.english_stemmer import EnglishStemmer
+from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 
 __all__ = ["WordFeatures", "java_string_hash", "morph", "synonym_set", "word_features"]
 
