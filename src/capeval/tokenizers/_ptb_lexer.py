@@ -205,7 +205,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
             "(?i:cont'd\\.?|'twas|nor'easter|c'mon|e'er|s'mores|ev'ry|li'l|nat'l)",
             f"(?i:o){_APOSETC}(?i:o)",
         ],
-        _apos,
+        _same,  # apostrophe words keep their apostrophe as written
     ),
     (f"(?P<t>[yY]{_APOS})[A-Za-z]", _apos),
     (f'(?i:https?)://[^ \t\n\f\r"<>|()]+{_URL_END}', _same),
@@ -217,7 +217,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         _same,
     ),
     (
-        '[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<|().\u00a0]+\\.)*[^ \t\n\f\r"<|().\u00a0]+',
+        '[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<>|().\u00a0]+\\.)*[^ \t\n\f\r"<>|().\u00a0]+>?',
         _same,
     ),
     (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LET}+", _same),
@@ -246,7 +246,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
     (f"(?P<t>{_ACRO}){_SPACENL}", _same),
     (f"(?P<t>{_APOS}[0-9][0-9]){_SPACENL}", _apos),
     (
-        f"(?P<t>[A-Za-z0-9]+(?:[._/][A-Za-z0-9]+)*\\.(?i:{_FILENAME_EXT}))(?:{_SPACENL}|[.?!,\"'<()])",
+        f"(?P<t>[A-Za-z0-9]+(?:\\.[A-Za-z0-9]+)*\\.(?i:{_FILENAME_EXT}))(?:{_SPACENL}|[.?!,])",
         _same,
     ),
     (f"(?P<t>(?:{_WORD}|{_THING}|{_HTHING}|{_THINGA})\\.)[,;:\u3001]", _no_soft_hyphen),
@@ -283,10 +283,14 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         _quote,
     ),
     (f"[+%&~^|\\\\{_SYM}]", _same),
+    # Spaces and zero-width characters separate tokens and give none. They are a rule like the
+    # others: a longer match (a URL starting with a no-break space) wins over them.
+    ("(?:[ \t\u00a0\u2000-\u200a\u3000\x00\u200b\u200e\u200f\ufeff]|&nbsp;)+", lambda text: []),
 ]
 
-# Characters the lexer skips without a token (spaces, NUL, zero-width characters, byte order mark).
-_SKIP = re.compile("(?:[ \t\u00a0\u2000-\u200a\u3000\x00\u200b\u200e\u200f\ufeff]|&nbsp;)+")
+# ASCII spaces and tabs start no token in any rule, so runs of them are skipped directly (other
+# spaces go through the rules, see the last rule).
+_SKIP = re.compile("[ \t]+")
 
 
 # Shortcuts for the commonest tokens of captions. Each alternative only fires where no rule can match
