@@ -60,8 +60,8 @@ STAT_NAMES: tuple[str, ...] = (
 _SEPARATOR = "|||"
 #: Distinct segments normalized per batch (bounds the temporary token lists).
 _CHUNK_SENTENCES = 16384
-#: Fewer items than this per thread are not worth a thread.
-_MIN_ITEMS_PER_THREAD = 2000
+#: Smallest block of items handed to one aligner thread.
+_MIN_ITEMS_PER_THREAD = 1000
 _LINE_BREAKS = re.compile("[\r\n]")
 #: Characters Java's String.trim() removes (everything up to U+0020).
 _JAVA_WS = "".join(chr(c) for c in range(0x21))
@@ -216,6 +216,22 @@ class METEOR(Metric):
         return stats
 
     def _kernel_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
+        n = len(candidates)
+        if self.n_threads <= 1 or n < 2 * _MIN_ITEMS_PER_THREAD:
+            return self._run_job(self._prepare_job(candidates, references))
+        # Pipeline: the main thread normalizes and encodes the next block while the compiled
+        # aligner (which releases the GIL) works on earlier blocks in the pool's threads.
+        block = max(_MIN_ITEMS_PER_THREAD, -(-n // (4 * self.n_threads)))
+        with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
+            futures = [
+                pool.submit(self._run_job, self._prepare_job(candidates[lo : lo + block], references[lo : lo + block]))
+                for lo in range(0, n, block)
+            ]
+            parts = [f.result() for f in futures]
+        return np.concatenate(parts)
+
+    def _prepare_job(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[Any, ...]:
+        """Encode a block of items as the aligner's integer arrays."""
         words = self._tables()
         prefixes = words.data.prefixes
         sent_index: dict[str, int] = {}
@@ -241,12 +257,15 @@ class METEOR(Metric):
             s_words.extend(words.ids_of(list(itertools.chain.from_iterable(token_lists))))
             for tokens in token_lists:
                 s_off.append(s_off[-1] + len(tokens))
-        del texts, sent_index
         ref_off = np.zeros(len(candidates) + 1, dtype=np.int64)
         np.cumsum(ref_counts, out=ref_off[1:])
+        # a snapshot: later blocks only append words, so these arrays stay valid for this block
         w_hash, w_stem, w_sig, w_func, syn_off, syn_ids, w_para = words.arrays()
         table = words.data.paraphrases
-        args = (
+        return (
+            item_hyp,
+            ref_off,
+            np.asarray(ref_sent, dtype=np.int64),
             np.frombuffer(s_off, dtype=np.int64),
             np.frombuffer(s_words, dtype=np.int64),
             w_para,
@@ -263,22 +282,10 @@ class METEOR(Metric):
             table.group_dst,
             table.group_dlen,
         )
-        ref_sent_arr = np.asarray(ref_sent, dtype=np.int64)
-        n = len(candidates)
-        workers = min(self.n_threads, max(1, n // _MIN_ITEMS_PER_THREAD))
-        if workers <= 1:
-            return np.asarray(_kernel.meteor_item_stats(item_hyp, ref_off, ref_sent_arr, *args), dtype=np.float64)
-        # The compiled kernel releases the GIL: split the items across threads.
-        bounds = np.linspace(0, n, workers + 1).astype(np.int64)
 
-        def run(k: int) -> FloatArray:
-            lo, hi = int(bounds[k]), int(bounds[k + 1])
-            part = _kernel.meteor_item_stats(item_hyp[lo:hi], ref_off[lo : hi + 1], ref_sent_arr, *args)
-            return np.asarray(part, dtype=np.float64)
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(run, range(workers)))
-        return np.concatenate(parts)
+    @staticmethod
+    def _run_job(job: tuple[Any, ...]) -> FloatArray:
+        return np.asarray(_kernel.meteor_item_stats(*job), dtype=np.float64)
 
     def compute(self, totals: FloatArray) -> dict[str, float]:
         """Corpus METEOR from summed statistics (METEOR's EVAL aggregate)."""
