@@ -120,6 +120,15 @@ def test_lookahead_at_the_end_of_the_stream(tok: PTBTokenizer) -> None:
     assert tok.tokenize(["Made in the U.S.", "The flag."]) == ["made in the u.s.", "the flag"]
 
 
+def test_two_letter_clitic_at_the_very_end(tok: PTBTokenizer) -> None:
+    # With nothing after "'re" the official lexer's quote heuristic wins ("` re"); the backquote is
+    # filtered. Anything after it (even another caption) makes it the clitic "'re".
+    assert tok.tokenize(["We're here", "They're"]) == ["we 're here", "they re"]
+    assert tok.tokenize(["They're", "x"]) == ["they 're", "x"]
+    assert tok.tokenize(["It's"]) == ["it 's"]
+    assert tok.tokenize(["I don't"]) == ["i do n't"]
+
+
 def test_one_call_is_one_stream(tok: PTBTokenizer) -> None:
     # Batching changes results exactly where the official tokenizer's stream does.
     together = tok.tokenize(["The letter B.", "A sign."])

@@ -217,7 +217,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         _same,
     ),
     (
-        '[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<>|().\u00a0]+\\.)*[^ \t\n\f\r"<>|().\u00a0]+>?',
+        '<?[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<>|().\u00a0]+\\.)*[^ \t\n\f\r"<>|().\u00a0]+>?',
         _same,
     ),
     (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LET}+", _same),
@@ -307,8 +307,9 @@ _FAST = re.compile(
     "|(?P<a>[A-Za-z]{2,}[A-Za-z0-9]*)(?='(?:s|re|ve|ll|m|d)(?![A-Za-z])(?![^ \n]*@))"
     # The word before "n't" ("do" of "don't").
     "|(?P<n>[A-Za-z]*[A-MO-Za-mo-z])(?=n't(?![A-Za-z])(?![^ \n]*@))"
-    # The clitic itself.
-    "|(?P<r>'(?:s|re|ve|ll|m|d)|n't)(?![A-Za-z])(?![^ \n]*@)"
+    # The clitic itself, when a character follows (at the very end of the text "'re" is split by the
+    # quote heuristic instead, as in the official lexer).
+    "|(?P<r>'(?:s|re|ve|ll|m|d)|n't)(?=[^A-Za-z])(?![^ \n]*@)"
     # A comma that does not start a number (",5"), a period that does not start an ellipsis.
     f"|(?P<p>,(?!{_DIG})|\\.(?=[ \n]|\\Z)(?! \\.))"
     # A double quote: an opening quote before a letter, digit or dollar sign, else a closing one.

@@ -285,7 +285,9 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     two_letter = np.zeros(apostrophes.size, dtype=bool)
     for first, second in _CLITIC_2:
         two_letter |= (next1 == first) & (next2 == second)
-    clitic = (_CLITIC_1[next1] & _ENDS_CLITIC[next2]) | (two_letter & _ENDS_CLITIC[next3])
+    # (A two-letter clitic at the very end of the text is split differently; the scanner handles it.)
+    at_end = apostrophes + 3 >= arr.size
+    clitic = (_CLITIC_1[next1] & _ENDS_CLITIC[next2]) | (two_letter & _ENDS_CLITIC[next3] & ~at_end)
     clitic &= _IS_ALNUM[padded[apostrophes + p - 1]] & _IS_ALNUM[padded[apostrophes + p - 2]]
     n_t = (padded[apostrophes + p - 1] == ord("n")) & (next1 == ord("t")) & _ENDS_CLITIC[next2]
     n_t &= _IS_LETTER[padded[apostrophes + p - 2]] & ~np.isin(padded[apostrophes + p - 2], (ord("n"), ord("N")))
