@@ -332,6 +332,9 @@ def _align(
     ref_ent: Any,
     hyp_ng_bits: Any,
     hyp_ent_bits: Any,
+    hh: Any,
+    hs: Any,
+    hg: Any,
     w_hash: Any,
     w_stem: Any,
     w_sig: Any,
@@ -342,6 +345,8 @@ def _align(
     ws_u1: Any,
     ws_u2: Any,
     ws_scal: Any,
+    ws_cand: Any,
+    ws_pos: Any,
     out: Any,
 ) -> bool:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
@@ -351,13 +356,6 @@ def _align(
     """
     nh = hyp.shape[0]
     nr = ref.shape[0]
-    hh = np.empty(nh, dtype=np.int64)
-    hs = np.empty(nh, dtype=np.int64)
-    hg = np.empty(nh, dtype=np.uint64)
-    for i in range(nh):
-        hh[i] = w_hash[hyp[i]]
-        hs[i] = w_stem[hyp[i]]
-        hg[i] = w_sig[hyp[i]]
     identical = nh == nr
     if identical:
         for k in range(nh):
@@ -365,8 +363,16 @@ def _align(
                 identical = False
                 break
     # --- candidate matches, per reference position, in the Java module order ---
-    cand = np.empty((64 + 4 * (nh + nr), 5), dtype=np.int64)
-    pos_off = np.zeros(nr + 1, dtype=np.int64)
+    cand = ws_cand
+    if nr + 1 <= ws_pos.shape[1] and nh <= ws_pos.shape[1]:
+        pos_off = ws_pos[0]
+        cov1 = ws_pos[1]
+        cov2 = ws_pos[2]
+    else:
+        pos_off = np.empty(nr + 1, dtype=np.int64)
+        cov1 = np.empty(max(nh, 1), dtype=np.int64)
+        cov2 = np.empty(max(nr, 1), dtype=np.int64)
+    pos_off[0] = 0
     n = 0
     r_ptr = 0
     n_ref_ent = ref_ent.shape[0]
@@ -424,8 +430,8 @@ def _align(
     c_mlen = cand[:, 3]
     c_mod = cand[:, 4]
     # --- coverage and definite matches ---
-    cov1 = np.zeros(nh, dtype=np.int64)
-    cov2 = np.zeros(nr, dtype=np.int64)
+    cov1[:nh] = 0
+    cov2[:nr] = 0
     for c in range(n):
         for k in range(c_mlen[c]):
             cov1[c_mstart[c] + k] += 1
@@ -669,6 +675,8 @@ def meteor_item_stats(
     ws_u1 = np.empty((_WS_POOL, _WS_WIDTH >> 6), dtype=np.uint64)
     ws_u2 = np.empty((_WS_POOL, _WS_WIDTH >> 6), dtype=np.uint64)
     ws_scal = np.empty((_N_SCAL, _WS_POOL), dtype=np.int64)
+    ws_cand = np.empty((_WS_POOL, 5), dtype=np.int64)
+    ws_pos = np.empty((3, _WS_WIDTH + 1), dtype=np.int64)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
@@ -683,6 +691,14 @@ def meteor_item_stats(
         hyp_ent_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
         for e in range(hyp_ent.shape[0]):
             _bit_set(hyp_ent_bits, hyp_ent[e, 2])
+        nh = hyp.shape[0]
+        hh = np.empty(nh, dtype=np.int64)
+        hs = np.empty(nh, dtype=np.int64)
+        hg = np.empty(nh, dtype=np.uint64)
+        for i in range(nh):
+            hh[i] = w_hash[hyp[i]]
+            hs[i] = w_stem[hyp[i]]
+            hg[i] = w_sig[hyp[i]]
         best = -1.0
         for r_i in range(ref_off[it], ref_off[it + 1]):
             r = ref_sent[r_i]
@@ -698,6 +714,9 @@ def meteor_item_stats(
                 ref_ent,
                 hyp_ng_bits,
                 hyp_ent_bits,
+                hh,
+                hs,
+                hg,
                 w_hash,
                 w_stem,
                 w_sig,
@@ -708,6 +727,8 @@ def meteor_item_stats(
                 ws_u1,
                 ws_u2,
                 ws_scal,
+                ws_cand,
+                ws_pos,
                 row,
             )
             if not ok:
