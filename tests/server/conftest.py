@@ -131,19 +131,6 @@ def postgres_url() -> str | None:
     return os.environ.get("CAPEVAL_TEST_POSTGRES_URL") or None
 
 
-@pytest.fixture
-def pg_server() -> Iterator[Server]:
-    url = postgres_url()
-    if not url:
-        pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
-    pytest.importorskip("psycopg")
-    reset_postgres(url)
-    srv = make_server(url)
-    yield srv
-    srv.client.close()
-    srv.db.dispose()
-
-
 class LiveServer:
     """The app served by uvicorn on 127.0.0.1 in a background thread."""
 

@@ -72,11 +72,6 @@ def _check_burst(server, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", list(LIMIT_KINDS))
-def test_parallel_uploads_sqlite(server, kind):
+def test_parallel_uploads(server, kind):
+    # ``server`` runs on SQLite and, with CAPEVAL_TEST_POSTGRES_URL set, on PostgreSQL.
     _check_burst(server, kind)
-
-
-@pytest.mark.postgres
-@pytest.mark.parametrize("kind", list(LIMIT_KINDS))
-def test_parallel_uploads_postgres(pg_server, kind):
-    _check_burst(pg_server, kind)

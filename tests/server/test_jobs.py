@@ -175,14 +175,6 @@ def test_references_parsed_once_per_split(server):
     assert split_cache.misses - before == 2
 
 
-@pytest.mark.postgres
-def test_claim_and_complete_on_postgres(pg_server):
-    assert pg_server.run_jobs() == 2
-    sid = _upload(pg_server, pg_server.register("alice"))
-    pg_server.run_jobs()
-    assert _job(pg_server, sid).status == "finished" and len(_results(pg_server, sid)) == 1
-
-
 def test_worker_cli_scores_with_the_jobs_scorer(tmp_path):
     server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
     done = subprocess.run(
