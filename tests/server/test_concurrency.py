@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from capeval.server.models import Job, Phase, Submission
 
-from .conftest import LiveServer, results_for, split_ids
+from .support import LiveServer, results_for, split_ids
 
 N_UPLOADS = 200
 LIMIT = 7

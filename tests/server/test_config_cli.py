@@ -20,7 +20,7 @@ from capeval.server.db import Database, upgrade_schema
 from capeval.server.models import Phase, Split
 from capeval.server.services import install_challenge
 
-from .conftest import DATA, split_ids
+from .support import DATA, split_ids
 
 CONFIG = """
 [server]

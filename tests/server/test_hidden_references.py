@@ -14,7 +14,7 @@ from starlette.routing import Mount
 
 from capeval.server.models import Phase, Result, Split
 
-from .conftest import demo_references, make_server, results_for, split_ids
+from .support import demo_references, make_server, results_for, split_ids
 
 
 def _secrets(server, val_ids, test_ids):

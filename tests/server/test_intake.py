@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from .conftest import make_server, results_for, split_ids
+from .support import make_server, results_for, split_ids
 
 VAL_IDS, TEST_IDS = split_ids()
 GOOD = results_for(VAL_IDS)

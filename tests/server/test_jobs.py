@@ -19,7 +19,7 @@ from capeval.server import worker as worker_module
 from capeval.server.models import AuditLog, Job, Result, Submission
 from capeval.server.scoring import split_cache
 
-from .conftest import METRICS, TOKENIZER, make_server, postgres_url, reset_postgres, results_for, split_ids
+from .support import METRICS, TOKENIZER, make_server, postgres_url, reset_postgres, results_for, split_ids
 
 
 def _upload(server, token, phase="val", ids=None):

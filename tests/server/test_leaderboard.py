@@ -13,7 +13,7 @@ from sqlalchemy import select
 from capeval.cli.main import main as cli_main
 from capeval.server.models import Phase, utcnow
 
-from .conftest import METRICS, TOKENIZER, demo_references, results_for, split_ids
+from .support import METRICS, TOKENIZER, demo_references, results_for, split_ids
 
 
 def _upload(server, token, phase="val", items=None, query=""):

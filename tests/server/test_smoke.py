@@ -7,7 +7,7 @@ import json
 from capeval.server.models import Result
 from capeval.server.scoring import score_split
 
-from .conftest import METRICS, TOKENIZER, demo_references, results_for, split_ids
+from .support import METRICS, TOKENIZER, demo_references, results_for, split_ids
 
 
 def test_upload_score_leaderboard(server):

@@ -12,7 +12,7 @@ from alembic.migration import MigrationContext
 from capeval.server.db import Database, upgrade_schema
 from capeval.server.models import Base
 
-from .conftest import LiveServer, make_server
+from .support import LiveServer, make_server
 
 
 def test_migrations_match_models(tmp_path):

@@ -1,0 +1,164 @@
+"""Helpers and fixtures for the server tests: an app on a temporary database with the demo challenge
+installed from the small fixture in tests/data/server (60 images: 30 public val, 30 hidden test).
+
+Imported by ``conftest.py`` only when the server extra is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from capeval.server.app import create_app
+from capeval.server.config import Settings
+from capeval.server.db import Database, upgrade_schema
+from capeval.server.demo import install_demo
+from capeval.server.scoring import scorer_version
+from capeval.server.worker import Worker
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "server"
+HOST_PASSWORD = "host-password-1"
+METRICS = ("bleu", "rouge-l", "cider-d")
+TOKENIZER = "ptb" if importlib.util.find_spec("capeval.tokenizers.ptb") else "ws"
+
+
+def demo_results() -> list[dict[str, Any]]:
+    """The fakecap results of the 60 fixture images."""
+    return json.loads((DATA / "captions_val2014_fakecap_results.json").read_text())
+
+
+def demo_references() -> dict[int, list[str]]:
+    data = json.loads((DATA / "captions_val2014_demo_subset.json").read_text())
+    refs: dict[int, list[str]] = {int(i["id"]): [] for i in data["images"]}
+    for ann in data["annotations"]:
+        refs[int(ann["image_id"])].append(ann["caption"])
+    return refs
+
+
+def split_ids() -> tuple[list[int], list[int]]:
+    ids = sorted(demo_references())
+    return ids[0::2], ids[1::2]
+
+
+def results_for(ids: list[int]) -> list[dict[str, Any]]:
+    wanted = set(ids)
+    return [r for r in demo_results() if r["image_id"] in wanted]
+
+
+def reset_postgres(url: str) -> None:
+    db = Database(url)
+    with db.engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    db.dispose()
+
+
+@dataclass
+class Server:
+    app: Any
+    db: Database
+    settings: Settings
+    client: TestClient
+
+    def worker(self, **kw: Any) -> Worker:
+        return Worker(self.db, self.settings, **kw)
+
+    def run_jobs(self) -> int:
+        return self.worker(worker_id="test-worker").run(once=True)
+
+    def register(
+        self, username: str, team: str | None = None, password: str = "password-123", team_code: str | None = None
+    ) -> str:
+        body = {"username": username, "password": password, "team": team, "team_code": team_code}
+        r = self.client.post("/api/v1/register", json=body)
+        assert r.status_code == 201, r.text
+        r = self.client.post("/api/v1/tokens", json={"username": username, "password": password})
+        assert r.status_code == 201, r.text
+        return r.json()["token"]
+
+    def host_token(self) -> str:
+        r = self.client.post("/api/v1/tokens", json={"username": "host", "password": HOST_PASSWORD})
+        assert r.status_code == 201, r.text
+        return r.json()["token"]
+
+
+def make_server(database_url: str, **overrides: Any) -> Server:
+    settings = Settings(
+        database_url=database_url, metrics=METRICS, tokenizer=TOKENIZER, bootstrap_resamples=200, **overrides
+    )
+    db = Database(database_url)
+    upgrade_schema(db)
+    install_demo(
+        db,
+        scorer_version=scorer_version(METRICS, TOKENIZER),
+        max_attempts=settings.max_attempts,
+        data_dir=DATA,
+        host_password=HOST_PASSWORD,
+    )
+    app = create_app(settings, db=db, migrate=False)
+    return Server(app, db, settings, TestClient(app))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    """The app on SQLite, and on PostgreSQL when ``CAPEVAL_TEST_POSTGRES_URL`` is set."""
+    if request.param == "postgres":
+        url = postgres_url()
+        if not url:
+            pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
+        pytest.importorskip("psycopg")
+        reset_postgres(url)
+    else:
+        url = f"sqlite:///{tmp_path / 'capeval.db'}"
+    srv = make_server(url)
+    yield srv
+    srv.client.close()
+    srv.db.dispose()
+
+
+def postgres_url() -> str | None:
+    return os.environ.get("CAPEVAL_TEST_POSTGRES_URL") or None
+
+
+class LiveServer:
+    """The app served by uvicorn on 127.0.0.1 in a background thread."""
+
+    def __init__(self, app: Any) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", backlog=512)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LiveServer:
+        import time
+
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
