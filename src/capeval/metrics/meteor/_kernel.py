@@ -206,6 +206,56 @@ def _synonym_overlap(a: int, b: int, syn_off: Any, syn_ids: Any) -> bool:
 
 
 @_jit
+def _synonym_table(hyp: Any, syn_off: Any, syn_ids: Any) -> Any:
+    """Sorted distinct synset ids of a hypothesis (<= 64 words), each with a bit mask of its positions."""
+    nh = hyp.shape[0]
+    total = 0
+    for i in range(min(nh, 64)):
+        total += syn_off[hyp[i] + 1] - syn_off[hyp[i]]
+    ids = np.empty(total, dtype=np.int64)
+    pos = np.empty(total, dtype=np.int64)
+    k = 0
+    for i in range(min(nh, 64)):
+        for e in range(syn_off[hyp[i]], syn_off[hyp[i] + 1]):
+            ids[k] = syn_ids[e]
+            pos[k] = i
+            k += 1
+    order = np.argsort(ids)
+    uniq = np.empty(total, dtype=np.int64)
+    masks = np.zeros(total, dtype=np.uint64)
+    m = 0
+    for r in range(total):
+        sid = ids[order[r]]
+        if m == 0 or uniq[m - 1] != sid:
+            uniq[m] = sid
+            m += 1
+        masks[m - 1] |= np.uint64(1) << np.uint64(pos[order[r]])
+    return uniq[:m], masks[:m]
+
+
+@_jit
+def _synonym_mask(b: int, syn_off: Any, syn_ids: Any, table_ids: Any, table_masks: Any) -> np.uint64:
+    """OR of the position masks of every synset of word ``b`` found in a hypothesis table."""
+    mask = np.uint64(0)
+    lo = 0
+    n = table_ids.shape[0]
+    for e in range(syn_off[b], syn_off[b + 1]):
+        sid = syn_ids[e]
+        hi = n
+        while lo < hi:  # b's synsets are sorted, so the search window only moves right
+            mid = (lo + hi) >> 1
+            if table_ids[mid] < sid:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == n:
+            break
+        if table_ids[lo] == sid:
+            mask |= table_masks[lo]
+    return mask
+
+
+@_jit
 def _less(m_a: int, c_a: int, d_a: int, m_b: int, c_b: int, d_b: int) -> bool:
     # PARTIAL_COMPARE_TOTAL: more weighted matches, then fewer chunks, then less distance.
     if m_a != m_b:
@@ -335,6 +385,8 @@ def _align(
     hh: Any,
     hs: Any,
     hg: Any,
+    hyp_syn_ids: Any,
+    hyp_syn_mask: Any,
     w_hash: Any,
     w_stem: Any,
     w_sig: Any,
@@ -391,10 +443,19 @@ def _align(
                     n += 1
             gb = w_sig[b]
             if gb != 0:
-                for i in range(nh):
-                    if hh[i] != hb and (hg[i] & gb) != 0 and _synonym_overlap(hyp[i], b, syn_off, syn_ids):
-                        cand = _add(cand, n, j, 1, i, 1, 2)
-                        n += 1
+                if nh <= 64:
+                    # positions of the hypothesis sharing a synset with b, from its synset table
+                    mask = _synonym_mask(b, syn_off, syn_ids, hyp_syn_ids, hyp_syn_mask)
+                    if mask != 0:
+                        for i in range(nh):
+                            if (mask >> np.uint64(i)) & np.uint64(1) != 0 and hh[i] != hb:
+                                cand = _add(cand, n, j, 1, i, 1, 2)
+                                n += 1
+                else:
+                    for i in range(nh):
+                        if hh[i] != hb and (hg[i] & gb) != 0 and _synonym_overlap(hyp[i], b, syn_off, syn_ids):
+                            cand = _add(cand, n, j, 1, i, 1, 2)
+                            n += 1
             # paraphrase, direction 1: phrases of the reference starting at j
             while r_ptr < n_ref_ent and ref_ent[r_ptr, 0] == j:
                 length = ref_ent[r_ptr, 1]
@@ -699,6 +760,7 @@ def meteor_item_stats(
             hh[i] = w_hash[hyp[i]]
             hs[i] = w_stem[hyp[i]]
             hg[i] = w_sig[hyp[i]]
+        hyp_syn_ids, hyp_syn_mask = _synonym_table(hyp, syn_off, syn_ids)
         best = -1.0
         for r_i in range(ref_off[it], ref_off[it + 1]):
             r = ref_sent[r_i]
@@ -717,6 +779,8 @@ def meteor_item_stats(
                 hh,
                 hs,
                 hg,
+                hyp_syn_ids,
+                hyp_syn_mask,
                 w_hash,
                 w_stem,
                 w_sig,
