@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import importlib
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +34,7 @@ except ImportError:  # Python 3.10
     _sre_parser = importlib.import_module("sre_parse")
     _sre_constants = importlib.import_module("sre_constants")
 
-from capeval.tokenizers._ptb_chars import DIGIT_RANGES, LETTER_RANGES, SYMBOL_RANGES, ranges_to_class
+from capeval.tokenizers._ptb_chars import ALPHA_RANGES, DIGIT_RANGES, LETTER_RANGES, SYMBOL_RANGES, ranges_to_class
 
 __all__ = ["ABBREVIATION_WORDS", "ASSIMILATIONS", "scan_caption"]
 
@@ -45,6 +46,10 @@ _SYM = ranges_to_class(SYMBOL_RANGES)
 _LET = f"[{_L}]"
 _DIG = f"[{_D}]"
 _LD = f"[{_L}{_D}]"
+# Java's [:letter:] (no combining marks), used by apostrophe words and hyphenated words.
+_ALPHA = f"[{ranges_to_class(ALPHA_RANGES)}]"
+_AD0 = f"[{ranges_to_class(ALPHA_RANGES)}{_D}]"
+_AD = f"[{ranges_to_class(ALPHA_RANGES)}{_D}\u00ad]"  # soft hyphens may follow (and are removed)
 # Letters of WORD also admit the soft hyphen, which is removed from the token text.
 _WLET = f"[{_L}\u00ad]"
 _WLD = f"[{_L}{_D}\u00ad]"
@@ -52,7 +57,9 @@ _SPACE = "[ \t\u00a0\u2000-\u200a\u3000]"
 _NEWLINE = "(?:\r\n|[\r\n\u2028\u2029\x0b\x0c\x85])"
 _SPACENL = f"(?:{_SPACE}|{_NEWLINE})"
 _APOS = "(?:['\u0092\u2019]|&apos;)"
-_APOSETC = "(?:['\u0092\u2019\u00b4\u2032]|&apos;)"
+# Apostrophes of clitics ('s) are ' and U+2019; inside words and in n't a U+2018 also counts
+# (observed: "O\u2018Neil" and "n\u2018t" are single tokens, "man\u2018s" is not split as a clitic).
+_APOSETC = "(?:['\u0092\u2019\u2018]|&apos;)"
 _HYPHEN = "[-_\u058a\u2010\u2011]"
 _UPPER_ASCII = "A-Z"
 
@@ -66,7 +73,7 @@ _WORD = f"{_WLET}{_WLD}*(?:[.!?]{_WLET}{_WLD}*)*"
 _ACRO = (
     "(?:[A-Za-z](?:\\.[A-Za-z])*|(?i:canada|sino|korean|eu|japan|non)-(?i:u\\.s)|(?i:u\\.s\\.-(?:u\\.k|u\\.s\\.s\\.r)))"
 )
-_THING = f"(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+)*"
+_THING = f"(?:[dDoOlL]{_APOSETC}{_AD0}|{_AD0}){_AD}*(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_AD})?{_AD}+)*"
 _ACRO2 = "[A-Za-z](?:\\.[A-Za-z])+"
 _HTHING = f"[A-Za-z0-9][A-Za-z0-9.,]*(?:-(?:{_ACRO2}\\.|[A-Za-z0-9]+))+"
 _THINGA = "[A-Z]+(?:(?:[+&]|&amp;)[A-Z]+)+"
@@ -106,9 +113,9 @@ _PHONE_SEP = "[- \u00a0]"
 # Quote and bracket normalisation (PTB3 defaults: latexQuotes, normalizeParentheses, ...).
 _QUOTE_MAP = str.maketrans(
     {
-        "\u2018": "`", "\u201b": "`", "\u201a": "`", "\u0091": "`", "\u2039": "`",
+        "\u2018": "`", "\u201b": "`", "\u0091": "`", "\u2039": "`",
         "\u2019": "'", "\u0092": "'", "\u203a": "'",
-        "\u201c": "``", "\u201e": "``", "\u0093": "``", "\u00ab": "``",
+        "\u201c": "``", "\u0093": "``", "\u00ab": "``",
         "\u201d": "''", "\u0094": "''", "\u00bb": "''",
     }
 )  # fmt: skip
@@ -139,8 +146,18 @@ def _phone(text: str) -> list[str]:
     return ["".join(_BRACKETS.get(c, c) for c in text.replace(" ", "\u00a0"))]
 
 
-def _split_last(n: int) -> Action:
-    return lambda text: [text[:-n], text[-n:]]
+# Characters that do not end a word for Java's final-sigma rule (see _lower).
+_WORD_INTERNAL = frozenset("-'.:\u2019\u00ad")
+
+
+class _PushBack:
+    """Action that returns the text minus its last ``n`` characters, which are scanned again."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __call__(self, text: str) -> list[str]:
+        return [text[: -self.n]]
 
 
 def _const(token: str) -> Action:
@@ -180,15 +197,16 @@ def _hyphens(text: str) -> list[str]:
 # match is trailing context; otherwise the whole match is the token. Order matters for ties.
 _RULE_SPECS: list[tuple[str | list[str], Action]] = [
     ("(?i:c\\+\\+|c#|f#)", _same),
-    ("(?i:cannot)", _split_last(3)),
-    ("(?i:'twas)", _split_last(3)),
-    ("(?i:'tis)", _split_last(2)),
-    ("(?i:gonna|gotta|lemme|gimme|wanna)", _split_last(2)),
+    # PTB3 splitAssimilations: the end is pushed back and scanned again ("can" + "not").
+    ("(?i:cannot)", _PushBack(3)),
+    ("(?i:'twas)", _PushBack(3)),
+    ("(?i:'tis)", _PushBack(2)),
+    ("(?i:gonna|gotta|lemme|gimme|wanna)", _PushBack(2)),
     (_SGML, _nbsp),
     ("&(?:MD|mdash|ndash);|[\u0096\u0097\u2013\u2014\u2015]", _const("--")),
     ("&amp;", _const("&")),
     ("&(?:HT|TL|UR|LR|QC|QL|QR|odq|cdq|#[0-9]+);", _same),
-    (f"(?P<t>{_WORD}){_APOSETC}(?:[msdMSD]|(?i:re|ve|ll))", _no_soft_hyphen),
+    (f"(?P<t>{_WORD}){_APOS}(?:[msdMSD]|(?i:re|ve|ll))", _no_soft_hyphen),
     (f"(?P<t>[A-Za-z\u00ad]*[A-MO-Za-mo-z]\u00ad*)(?i:n){_APOSETC}(?i:t)", _no_soft_hyphen),
     (_WORD, _no_soft_hyphen),
     (
@@ -197,17 +215,17 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
             f"[lLdDjJ]{_APOS}",
             f"(?i:dunkin|somethin|ol){_APOS}",
             f"{_APOS}(?i:em)",
-            f"[A-HJ-XZn]{_APOSETC}{_LET}{{2}}{_LET}*",
+            f"[A-HJ-XZn]{_APOSETC}{_ALPHA}{{2}}{_ALPHA}*",
             f"{_APOS}[2-9]0s",
             f"{_APOS}(?i:till?)",
-            f"{_LET}+[aeiouyAEIOUY]{_APOSETC}[aeiouA-Z]{_LET}*",
+            f"{_ALPHA}+[aeiouyAEIOUY]{_APOSETC}[aeiouA-Z]{_ALPHA}*",
             f"{_APOS}(?i:cause)",
             "(?i:cont'd\\.?|'twas|nor'easter|c'mon|e'er|s'mores|ev'ry|li'l|nat'l)",
             f"(?i:o){_APOSETC}(?i:o)",
         ],
         _same,  # apostrophe words keep their apostrophe as written
     ),
-    (f"(?P<t>[yY]{_APOS})[A-Za-z]", _apos),
+    (f"(?P<t>[yY]{_APOS})[A-Za-z]", _same),
     (f'(?i:https?)://[^ \t\n\f\r"<>|()]+{_URL_END}', _same),
     (
         [
@@ -220,11 +238,11 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         '<?[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<>|().\u00a0]+\\.)*[^ \t\n\f\r"<>|().\u00a0]+>?',
         _same,
     ),
-    (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LET}+", _same),
-    (f"(?P<t>{_APOSETC}(?:[msdMSD]|(?i:re|ve|ll)))[^A-Za-z]", _apos),
+    (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_WLET}+", _same),
+    (f"(?P<t>{_APOS}(?:[msdMSD]|(?i:re|ve|ll)))[^A-Za-z]", _apos),
     (f"(?P<t>(?i:n){_APOSETC}(?i:t))[^A-Za-z]", _apos),
     (f"{_DIG}{{1,2}}[-/]{_DIG}{{1,2}}[-/]{_DIG}{{2,4}}", _same),
-    (f"[-+]?(?:{_DIG}*(?:[.:,\u00ad\u066b\u066c]{_DIG}+)+|{_DIG}+)", _same),
+    (f"[-+]?(?:{_DIG}*(?:[.:,\u00ad\u066b\u066c]{_DIG}+)+|{_DIG}+)", _no_soft_hyphen),
     ("[\u207a\u207b\u208a\u208b]?(?:[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+|[\u2080-\u2089]+)", _same),
     (f"(?:{_DIG}{{1,4}}[- \u00a0])?{_DIG}{{1,4}}(?:\\\\?/|\u2044){_DIG}{{1,4}}", _nbsp),
     ("[\u00bc\u00bd\u00be\u2153\u2154]", lambda text: [_FRACTIONS[text]]),
@@ -244,7 +262,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
     (f"{_ABBREV4}\\.", _same),
     (f"(?P<t>{_ABBREV4}){_SPACE}", _same),
     (f"(?P<t>{_ACRO}){_SPACENL}", _same),
-    (f"(?P<t>{_APOS}[0-9][0-9]){_SPACENL}", _apos),
+    (f"(?P<t>{_APOS}[0-9][0-9]){_SPACENL}", _same),
     (
         f"(?P<t>[A-Za-z0-9]+(?:\\.[A-Za-z0-9]+)*\\.(?i:{_FILENAME_EXT}))(?:{_SPACENL}|[.?!,])",
         _same,
@@ -276,10 +294,15 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
     (_THING, _no_soft_hyphen),
     (_THINGA, lambda t: [t.replace("&amp;", "&")]),
     ("(?P<t>')[A-Za-z][^ \t\n\r\u00a0]", _const("`")),
-    (f"{_APOSETC}(?:[msdMSD]|(?i:re|ve|ll))", _apos),
+    (f"{_APOS}(?:[msdMSD]|(?i:re|ve|ll))", _apos),
     (f"(?i:n){_APOSETC}(?i:t)", _apos),
     (
-        [_APOS, "''", "[`\u2018\u2019\u201b\u0091\u0092\u0093\u0094\u201c\u201d\u2039\u203a\u00ab\u00bb]{1,2}"],
+        [
+            _APOS,
+            "''",
+            # Low quotes (U+201A, U+201E) join a two-quote run but are not normalised.
+            "[`\u2018\u2019\u201a\u201b\u201e\u0091\u0092\u0093\u0094\u201c\u201d\u2039\u203a\u00ab\u00bb]{1,2}",
+        ],
         _quote,
     ),
     (f"[+%&~^|\\\\{_SYM}]", _same),
@@ -309,7 +332,7 @@ _FAST = re.compile(
     "|(?P<n>[A-Za-z]*[A-MO-Za-mo-z])(?=n't(?![A-Za-z])(?![^ \n]*@))"
     # The clitic itself, when a character follows (at the very end of the text "'re" is split by the
     # quote heuristic instead, as in the official lexer).
-    "|(?P<r>'(?:s|re|ve|ll|m|d)|n't)(?=[^A-Za-z])(?![^ \n]*@)"
+    "|(?P<r>'(?:s|re|ve|ll|m|d)|n't)(?=[\x00-@\\[-`{-\x7f])(?![^ \n]*@)"
     # A comma that does not start a number (",5"), a period that does not start an ellipsis.
     f"|(?P<p>,(?!{_DIG})|\\.(?=[ \n]|\\Z)(?! \\.))"
     # A double quote: an opening quote before a letter, digit or dollar sign, else a closing one.
@@ -436,6 +459,32 @@ def _rules_for(char: str) -> list[_Rule]:
     return rules
 
 
+def _lower(token: str) -> str:
+    """Lower-case a token like Java's ``toLowerCase``.
+
+    Python and Java agree except for the Greek capital sigma: Java makes it final (U+03C2) only when
+    no cased letter follows in the same word, where a word goes on across digits, marks and the
+    word-internal punctuation ``- ' . :`` ("ΟΔΟΣ-Α" and "ΟΔΟΣ٣Ω" keep σ, "ΟΔΟΣ?Ζ" gets ς).
+    """
+    lowered = token.lower()
+    if "\u03a3" not in token:
+        return lowered
+    chars = list(lowered)
+    for index, char in enumerate(token):
+        if char == "\u03a3" and chars[index] == "\u03c2" and _cased_letter_follows(token, index + 1):
+            chars[index] = "\u03c3"
+    return "".join(chars)
+
+
+def _cased_letter_follows(token: str, start: int) -> bool:
+    for char in token[start:]:
+        if char.lower() != char.upper():
+            return True
+        if not (char.isalnum() or char in _WORD_INTERNAL or unicodedata.category(char).startswith("M")):
+            return False
+    return False
+
+
 def scan_caption(stream: str, start: int, end: int) -> list[str]:
     """Tokenize ``stream[start:end]`` (one caption) with the whole stream as lookahead.
 
@@ -489,8 +538,9 @@ def scan_caption(stream: str, start: int, end: int) -> list[str]:
             # Untokenizable character (or a line break inside the caption): dropped.
             pos += 1
             continue
-        tokens.extend(token.lower() for token in best_rule.action(stream[pos:best_end]) if token)
-        pos = best_end
+        action = best_rule.action
+        tokens.extend(_lower(token) for token in action(stream[pos:best_end]) if token)
+        pos = best_end - action.n if isinstance(action, _PushBack) else best_end
     return tokens
 
 
