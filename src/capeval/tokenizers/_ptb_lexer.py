@@ -73,7 +73,7 @@ _WORD = f"{_WLET}{_WLD}*(?:[.!?]{_WLET}{_WLD}*)*"
 _ACRO = (
     "(?:[A-Za-z](?:\\.[A-Za-z])*|(?i:canada|sino|korean|eu|japan|non)-(?i:u\\.s)|(?i:u\\.s\\.-(?:u\\.k|u\\.s\\.s\\.r)))"
 )
-_THING = f"(?:[dDoOlL]{_APOSETC}{_AD0}|{_AD0}){_AD}*(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_AD})?{_AD}+)*"
+_THING = f"(?:[dDoOlL]{_APOSETC}{_AD0}{_AD}+|{_AD0}{_AD}*)(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_AD})?{_AD}+)*"
 _ACRO2 = "[A-Za-z](?:\\.[A-Za-z])+"
 _HTHING = f"[A-Za-z0-9][A-Za-z0-9.,]*(?:-(?:{_ACRO2}\\.|[A-Za-z0-9]+))+"
 _THINGA = "[A-Z]+(?:(?:[+&]|&amp;)[A-Z]+)+"
