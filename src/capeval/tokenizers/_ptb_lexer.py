@@ -235,7 +235,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         _same,
     ),
     (
-        '<?[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0]*@(?:[^ \t\n\f\r"<>|().\u00a0]+\\.)*[^ \t\n\f\r"<>|().\u00a0]+>?',
+        '<?[a-zA-Z0-9][^ \t\n\f\r"<>|(){}\u00a0]*@(?:[^ \t\n\f\r"<>|(){}.\u00a0]+\\.)*[^ \t\n\f\r"<>|(){}.\u00a0]+>?',
         _same,
     ),
     (f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_WLET}+", _same),
