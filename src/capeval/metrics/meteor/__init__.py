@@ -16,8 +16,8 @@ Statistics row (``stat_names``): the 23 numbers of the jar's SCORE reply, except
 ``chunks`` column is 0 for a perfect segment (every word matched in one chunk), exactly as
 METEOR's own aggregation leaves those chunks out; the per-item score is unchanged by this.
 
-Input handling mirrors ``meteor.py``: ``|||`` is removed from the candidate, the first
-double space of the candidate becomes one space, a reference that contains ``|||`` splits
+Input handling mirrors ``meteor.py``: ``|||`` is removed from the candidate, each pair of
+spaces in the candidate becomes one (a single pass), a reference that contains ``|||`` splits
 into several references, and fields are trimmed like Java ``String.trim()``. Line breaks
 (``\\n``, ``\\r``), which break the official stdio protocol, are read as spaces here.
 """
@@ -40,7 +40,7 @@ from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.meteor import _kernel
 from capeval.metrics.meteor._normalize import java_trim, normalize_tokens
 from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
-from capeval.metrics.meteor._words import java_string_hash, word_features
+from capeval.metrics.meteor._words import WordFeatures, java_string_hash, word_features
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["METEOR", "MeteorDataError", "java_string_hash", "meteor_segments"]
@@ -106,6 +106,8 @@ class _WordTables:
         #: Every known word -> id (the vocabulary, then extra words as they appear).
         self.lookup: dict[str, int] = dict(self.vocab)
         self._extra_words: list[str] = []
+        self._extra_parts: list[WordFeatures] = []
+        self._n_featured = 0
         self._arrays: tuple[np.ndarray, ...] | None = None
 
     def ids_of(self, tokens: list[str]) -> list[int]:
@@ -123,26 +125,32 @@ class _WordTables:
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """``(hash, stem, synonym signature, function flag, synonym offsets, synonym ids, paraphrase id)``."""
-        if self._arrays is not None and self._arrays[0].shape[0] == self.n_vocab + len(self._extra_words):
+        if self._arrays is not None:
             return self._arrays
         d = self.data
-        base_hash, base_stem, base_sig, base_off, base_syn = d.vocab_features
-        if self._extra_words:
-            extra = word_features(self._extra_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
-        else:
-            extra = word_features([], {}, {}, d.synset_offsets, d.synset_ids)
-        e_hash, e_stem, e_sig, e_off, e_syn = extra
-        func = np.concatenate(
-            [d.vocab_function, np.array([w.lower() in d.function_words for w in self._extra_words], dtype=np.bool_)]
-        )
+        new_words = self._extra_words[self._n_featured :]
+        if new_words:  # features of words first seen since the last call only
+            self._extra_parts.append(
+                word_features(new_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
+            )
+            self._n_featured = len(self._extra_words)
+        parts = [d.vocab_features, *self._extra_parts]
+        syn_offsets = [parts[0][3][:-1]]
+        base = int(parts[0][3][-1])
+        for part in parts[1:]:
+            syn_offsets.append(part[3][:-1] + base)
+            base += int(part[3][-1])
+        syn_offsets.append(np.array([base], dtype=np.int64))
+        n_extra = len(self._extra_words)
+        func = np.array([w.lower() in d.function_words for w in self._extra_words], dtype=np.bool_)
         self._arrays = (
-            np.concatenate([base_hash, e_hash]),
-            np.concatenate([base_stem, e_stem]),
-            np.concatenate([base_sig, e_sig]),
-            func,
-            np.concatenate([base_off[:-1], e_off + base_off[-1]]),
-            np.concatenate([base_syn, e_syn]),
-            np.concatenate([np.arange(self.n_vocab, dtype=np.int64), np.zeros(len(self._extra_words), np.int64)]),
+            np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]),
+            np.concatenate([d.vocab_function, func]),
+            np.concatenate(syn_offsets),
+            np.concatenate([p[4] for p in parts]),
+            np.concatenate([np.arange(self.n_vocab, dtype=np.int64), np.zeros(n_extra, np.int64)]),
         )
         return self._arrays
 
