@@ -8,9 +8,10 @@ Each stage runs in a fresh process for both implementations; the time is the sta
 peak resident memory is that process's. Official scorer stages are fed the official
 tokenizer's output, capeval's are fed capeval's own (identical) output.
 
-Also measured: CIDEr-D as a reinforcement-learning reward (frozen document frequencies,
-batches of 10 images x 6 sampled captions), in captions per second, against the official
-``Cider`` scoring the same batches (one image entry per caption, its corpus df).
+Also measured: CIDEr-D as a reinforcement-learning reward (frozen document frequencies from
+all 40,504 images' references, batches of 10 or 50 images x 6 sampled captions, the first
+2,000 images), in captions per second, against the official ``Cider`` scoring the same batches
+(one entry per caption, with its image's references).
 
 Usage:  python bench/bench_coco_metrics.py [--repeat 3] [--images N] [--json OUT]
 Needs Java and network access to PyPI on first use (installs pycocoevalcap==1.2 into
@@ -36,10 +37,12 @@ sys.path.insert(0, str(ROOT))
 
 from tests.oracle.oracle import human_agreement_protocol, oracle_python, run_official  # noqa: E402
 
-STAGES = ("tokenize", "bleu", "rouge-l", "cider-d")
+STAGES = ("tokenize", "bleu", "rouge-l", "cider-d", "reward-10", "reward-50")
 OFFICIAL_STAGE = {"bleu": "bleu", "rouge-l": "rouge", "cider-d": "cider"}
-#: Reward batches: images per batch and sampled captions per image (self-critical training defaults).
-BATCH_IMAGES, SAMPLES = 10, 6
+#: Sampled captions per image in reward batches (self-critical training: 5 samples + 1 greedy).
+SAMPLES = 6
+#: Images whose captions are scored as rewards.
+REWARD_IMAGES = 2000
 
 _OFFICIAL_STAGE_SCRIPT = r"""
 import json, resource, sys, time
@@ -50,7 +53,7 @@ if stage == "tokenize":
     gts = {i: [{"caption": c} for c in refs] for i, refs in enumerate(job["references"])}
     res = {i: [{"caption": c}] for i, c in enumerate(job["candidates"])}
     t = time.perf_counter(); tok = PTBTokenizer(); tok.tokenize(gts); tok.tokenize(res); dt = time.perf_counter() - t
-elif stage == "reward":
+elif stage.startswith("reward"):
     from pycocoevalcap.cider.cider import Cider
     batches = job["batches"]
     t = time.perf_counter()
@@ -94,7 +97,7 @@ def _capeval_stage(job: dict[str, Any]) -> dict[str, float]:
         tokenizer.tokenize(flat)
         tokenizer.tokenize(job["candidates"])
         seconds = time.perf_counter() - start
-    elif stage == "reward":
+    elif stage.startswith("reward"):
         import numpy as np
 
         from capeval.metrics.cider import CIDErD, DocumentFrequencies
@@ -140,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the median is reported")
     parser.add_argument("--images", type=int, default=0, help="use only the first N images (0: all 40,504)")
-    parser.add_argument("--stages", default=",".join((*STAGES, "reward")))
+    parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--json", help="also write the figures here")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -170,10 +173,11 @@ def main(argv: list[str] | None = None) -> int:
             job = {"stage": stage, "candidates": protocol["candidates"], "references": protocol["references"]}
             official_job = job
             unit = "s"
-        elif stage == "reward":
+        elif stage.startswith("reward"):
+            batch_images = int(stage.split("-")[1])
             batches = []
-            for start in range(0, min(n, 2000), BATCH_IMAGES):
-                imgs = range(start, min(start + BATCH_IMAGES, n))
+            for start in range(0, min(n, REWARD_IMAGES), batch_images):
+                imgs = range(start, min(start + batch_images, n))
                 # Six "samples" per image: its candidate and references used as sampled captions.
                 cands = [([tok_c[i]] + tok_r[i] + [tok_c[i]])[s] for i in imgs for s in range(SAMPLES)]
                 refs = [tok_r[i] for i in imgs for _ in range(SAMPLES)]

@@ -81,6 +81,7 @@ class DocumentFrequencies:
     offsets: IntArray
     df: FloatArray
     _word_index: dict[str, int] = field(default_factory=dict, repr=False)
+    _order_keys: dict[int, IntArray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self._word_index:
@@ -131,9 +132,8 @@ class DocumentFrequencies:
                 continue
             parent = out[table.prefix[lo:hi]]
             ok = (parent >= 0) & (last >= 0)
-            # Order-k ids of this index are sorted by (local prefix id, last word).
-            x_lo, x_hi = int(self.offsets[k - 1]), int(self.offsets[k])
-            keys = (self.prefix[x_lo:x_hi] - self.offsets[k - 2]) * n_words + self.last_word[x_lo:x_hi]
+            x_lo = int(self.offsets[k - 1])
+            keys = self._keys(k)
             query = (parent - self.offsets[k - 2]) * n_words + last
             pos = np.searchsorted(keys, query[ok])
             pos_c = np.minimum(pos, max(keys.shape[0] - 1, 0))
@@ -143,6 +143,13 @@ class DocumentFrequencies:
             ids[sel] = x_lo + pos_c[found]
             out[lo:hi] = ids
         return out
+
+    def _keys(self, k: int) -> IntArray:
+        """Order-``k`` ids of this index are sorted by (local prefix id, last word): those keys (cached)."""
+        if k not in self._order_keys:
+            lo, hi = int(self.offsets[k - 1]), int(self.offsets[k])
+            self._order_keys[k] = (self.prefix[lo:hi] - self.offsets[k - 2]) * len(self.vocab) + self.last_word[lo:hi]
+        return self._order_keys[k]
 
     def lookup(self, table: NgramTable) -> FloatArray:
         """Document frequency of every gram id of ``table`` (0 for unseen n-grams)."""
