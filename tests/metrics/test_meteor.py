@@ -161,6 +161,8 @@ def test_empty_and_whitespace_captions(meteor: METEOR) -> None:
     assert result.item_scores.tolist() == [0.0, 0.0, 0.0, 0.0]
     assert result.score == 0.0
     assert result.stats[0, 1] == 2.0  # the reference length still counts
+    empty = meteor.score_tokenized(candidates=[], references=[])
+    assert empty.score == 0.0 and empty.stats.shape == (0, 23)
 
 
 def test_separator_and_newlines_inside_captions(meteor: METEOR) -> None:
