@@ -11,6 +11,7 @@ MODULES = [
     "capeval",
     "capeval.signature",
     "capeval.tokenizers.base",
+    "capeval.tokenizers.ptb",
     "capeval.metrics.ngrams",
     "capeval.metrics.bleu",
     "capeval.metrics.rouge",
