@@ -150,3 +150,19 @@ def test_encode_words_with_sentinel_character_in_text() -> None:
         expected = [s.split(sep) for s in sentences]
         assert lengths.tolist() == [len(e) for e in expected]
         assert [vocab[w] for w in words.tolist()] == [w for e in expected for w in e]
+
+
+def test_lcs_against_candidates_equals_dynamic_programming() -> None:
+    from capeval.metrics.rouge import lcs_against_candidates
+
+    rng = np.random.default_rng(3)
+    n_items = 40
+    cands = [list(rng.integers(0, 8, size=rng.integers(1, 90))) for _ in range(n_items)]  # some wider than 64
+    ref_item = np.repeat(np.arange(n_items), rng.integers(1, 5, size=n_items))
+    refs = [list(rng.integers(0, 8, size=rng.integers(1, 120))) for _ in ref_item]
+    sents = cands + refs
+    words = np.array([w for s in sents for w in s], dtype=np.int64)
+    lengths = np.array([len(s) for s in sents])
+    starts = np.cumsum(lengths) - lengths
+    got = lcs_against_candidates(words, starts, lengths, n_items, ref_item)
+    assert got.tolist() == [_lcs_dp(cands[i], r) for i, r in zip(ref_item, refs, strict=True)]

@@ -37,7 +37,7 @@ from capeval.metrics.base import FloatArray, MeanMetric
 from capeval.metrics.ngrams import IntArray, encode_words, group_runs, ranks_within, sort_with_positions
 from capeval.tokenizers.base import Tokenizer
 
-__all__ = ["ROUGEL", "ROUGEN", "ROUGES", "lcs_lengths"]
+__all__ = ["ROUGEL", "ROUGEN", "ROUGES", "lcs_against_candidates", "lcs_lengths"]
 
 #: Recall weight of the COCO evaluation's ROUGE-L F-measure (pycocoevalcap ``self.beta = 1.2``).
 ROUGE_BETA = 1.2
@@ -147,6 +147,80 @@ def lcs_lengths(words: IntArray, starts: IntArray, lengths: IntArray, left: IntA
     return out
 
 
+def lcs_against_candidates(
+    words: IntArray, starts: IntArray, lengths: IntArray, n_candidates: int, ref_item: IntArray
+) -> IntArray:
+    """LCS length of each reference sentence with its item's candidate.
+
+    Sentences ``0..n_candidates-1`` are the candidates (one per item); the others are
+    references, reference ``r`` belonging to item ``ref_item[r]``. The candidate is the bit
+    vector (it is shared by all references of its item), and each reference is scanned
+    only at its words that the candidate contains: other words leave the vector unchanged.
+    Candidates longer than 64 words go through :func:`lcs_lengths`.
+    """
+    n_refs = ref_item.shape[0]
+    out = np.zeros(n_refs, dtype=np.int64)
+    if n_refs == 0:
+        return out
+    cand_len = lengths[:n_candidates]
+    ref_sent = np.arange(n_refs, dtype=np.int64) + n_candidates
+    wide = cand_len[ref_item] > _WORD_BITS
+    if wide.any():
+        idx = np.flatnonzero(wide)
+        out[idx] = lcs_lengths(words, starts, lengths, ref_item[idx], ref_sent[idx])
+    word_bits = max(1, int(words.max()).bit_length()) if words.shape[0] else 1
+    # Masks: for every (item, word) of a candidate of at most 64 words, the bits of its positions.
+    narrow_items = np.flatnonzero(cand_len <= _WORD_BITS)
+    c_len = cand_len[narrow_items]
+    c_bit = ranks_within(c_len)
+    c_tok = np.repeat(starts[narrow_items], c_len) + c_bit
+    mask_key = (np.repeat(narrow_items, c_len) << word_bits) | words[c_tok]
+    # Queries: every word of every reference whose candidate is narrow, in reading order.
+    narrow_refs = np.flatnonzero(~wide)
+    r_len = lengths[n_candidates + narrow_refs]
+    r_tok = np.repeat(starts[n_candidates + narrow_refs], r_len) + ranks_within(r_len)
+    query_key = (np.repeat(ref_item[narrow_refs], r_len) << word_bits) | words[r_tok]
+    # One sort joins queries with masks: a query follows the mask entries of its key.
+    both = np.concatenate([mask_key << 1, (query_key << 1) | 1])
+    both_sorted, order = sort_with_positions(both)
+    run_starts, run_lengths = group_runs(both_sorted >> 1)
+    n_masks = mask_key.shape[0]
+    bits = np.zeros(both.shape[0], dtype=np.uint64)
+    bits[:n_masks] = np.uint64(1) << c_bit.astype(np.uint64)
+    run_masks = np.bitwise_or.reduceat(bits[order], run_starts) if order.shape[0] else bits[:0]
+    is_query = (both_sorted & 1) == 1
+    query_mask = np.zeros(query_key.shape[0], dtype=np.uint64)
+    query_mask[order[is_query] - n_masks] = np.repeat(run_masks, run_lengths)[is_query]
+    # Keep only the words the candidate has, per reference in reading order.
+    hit = query_mask != 0
+    hits_per_ref = np.add.reduceat(hit.astype(np.int64), np.cumsum(r_len) - r_len) if r_len.shape[0] else r_len
+    hits_per_ref = np.where(r_len > 0, hits_per_ref, 0)
+    masks = query_mask[hit]
+    # Scan: references sorted by number of hits (decreasing), steps stored contiguously.
+    by_hits = np.argsort(-hits_per_ref, kind="stable")
+    sorted_hits = hits_per_ref[by_hits]
+    n_steps = int(sorted_hits[0]) if sorted_hits.shape[0] else 0
+    active = np.searchsorted(-sorted_hits, -np.arange(n_steps), side="left")
+    step_start = np.concatenate(([0], np.cumsum(active)))
+    slot = np.empty(by_hits.shape[0], dtype=np.int64)
+    slot[by_hits] = np.arange(by_hits.shape[0])
+    owner = np.repeat(np.arange(hits_per_ref.shape[0]), hits_per_ref)
+    step = ranks_within(hits_per_ref)
+    t_major = np.zeros(masks.shape[0], dtype=np.uint64)
+    t_major[step_start[step] + slot[owner]] = masks
+    v = np.full(by_hits.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
+    for t in range(n_steps):
+        m = t_major[step_start[t] : step_start[t + 1]]
+        va = v[: active[t]]
+        u = va & m
+        v[: active[t]] = (va + u) | (va - u)
+    width = cand_len[ref_item[narrow_refs]]
+    low = np.where(width >= _WORD_BITS, np.iinfo(np.uint64).max,
+                   (np.uint64(1) << width.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
+    out[narrow_refs] = width - _popcount(v[slot] & low)
+    return out
+
+
 def _popcount(x: Any) -> IntArray:
     """Number of set bits of each uint64."""
     if hasattr(np, "bitwise_count"):
@@ -205,7 +279,7 @@ class ROUGEL(MeanMetric):
         starts = np.cumsum(lengths) - lengths
         ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
         ref_sent = np.arange(len(flat_refs), dtype=np.int64) + n_items
-        lcs = lcs_lengths(words, starts, lengths, ref_item, ref_sent).astype(np.float64)
+        lcs = lcs_against_candidates(words, starts, lengths, n_items, ref_item).astype(np.float64)
         prec = lcs / lengths[ref_item]
         rec = lcs / lengths[ref_sent]
         first = np.cumsum(n_refs) - n_refs
