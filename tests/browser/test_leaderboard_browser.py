@@ -33,7 +33,7 @@ pytest.importorskip("fastapi")
 if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
-from server.support import LiveServer, make_server, results_for, split_ids  # noqa: E402
+from tests.server.support import LiveServer, make_server, results_for, split_ids  # noqa: E402
 
 
 def _column(page, split: str, column: str) -> list[float]:
