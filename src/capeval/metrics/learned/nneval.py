@@ -113,8 +113,12 @@ class FeatureSet:
         return self._metrics[key]
 
     def fingerprint(self) -> str:
-        """Short hash of every feature metric's configuration (their signature fields)."""
-        parts = [f"{k}:{self.metric(k).signature_fields(None)}" for k in self.keys]
+        """Short hash of every feature metric's configuration (the values of its signature fields).
+
+        Field values only, so renaming a signature label does not change it; any change of a
+        value (a parser version, an option) does.
+        """
+        parts = [f"{k}:{[value for _, value in self.metric(k).signature_fields(None)]}" for k in self.keys]
         return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:8]
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
