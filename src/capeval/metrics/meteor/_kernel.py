@@ -359,17 +359,22 @@ def _bit_test(bits: Any, value: int) -> bool:
 
 
 @_jit
-def _add(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, module: int) -> Any:
-    if n == cand.shape[0]:
-        bigger = np.empty((2 * n, 5), dtype=np.int64)
-        bigger[:n] = cand
-        cand = bigger
+def _reserve(cand: Any, size: int) -> Any:
+    """``cand`` with room for ``size`` rows (grown geometrically when needed)."""
+    if size <= cand.shape[0]:
+        return cand
+    bigger = np.empty((max(size, 2 * cand.shape[0]), 5), dtype=np.int64)
+    bigger[: cand.shape[0]] = cand
+    return bigger
+
+
+@_jit
+def _put(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, module: int) -> None:
     cand[n, 0] = start
     cand[n, 1] = length
     cand[n, 2] = mstart
     cand[n, 3] = mlength
     cand[n, 4] = module
-    return cand
 
 
 @_jit
@@ -429,17 +434,22 @@ def _align(
     r_ptr = 0
     n_ref_ent = ref_ent.shape[0]
     for j in range(nr):
+        # room for everything position j can add, so that the loops below write directly
+        k = r_ptr
+        while k < n_ref_ent and ref_ent[k, 0] == j:
+            k += 1
+        cand = _reserve(cand, n + (3 + k - r_ptr) * nh + hyp_ent.shape[0])
         b = ref[j]
         hb = w_hash[b]
         for i in range(nh):
             if hh[i] == hb:
-                cand = _add(cand, n, j, 1, i, 1, 0)
+                _put(cand, n, j, 1, i, 1, 0)
                 n += 1
         if not identical:
             sb = w_stem[b]
             for i in range(nh):
                 if hh[i] != hb and hs[i] == sb:
-                    cand = _add(cand, n, j, 1, i, 1, 1)
+                    _put(cand, n, j, 1, i, 1, 1)
                     n += 1
             gb = w_sig[b]
             if gb != 0:
@@ -449,12 +459,12 @@ def _align(
                     if mask != 0:
                         for i in range(nh):
                             if (mask >> np.uint64(i)) & np.uint64(1) != 0 and hh[i] != hb:
-                                cand = _add(cand, n, j, 1, i, 1, 2)
+                                _put(cand, n, j, 1, i, 1, 2)
                                 n += 1
                 else:
                     for i in range(nh):
                         if hh[i] != hb and (hg[i] & gb) != 0 and _synonym_overlap(hyp[i], b, syn_off, syn_ids):
-                            cand = _add(cand, n, j, 1, i, 1, 2)
+                            _put(cand, n, j, 1, i, 1, 2)
                             n += 1
             # paraphrase, direction 1: phrases of the reference starting at j
             while r_ptr < n_ref_ent and ref_ent[r_ptr, 0] == j:
@@ -466,7 +476,7 @@ def _align(
                     continue
                 for i in range(nh - dl + 1):
                     if hyp_ng[i, dl - 1] == d:
-                        cand = _add(cand, n, j, length, i, dl, 3)
+                        _put(cand, n, j, length, i, dl, 3)
                         n += 1
                 r_ptr += 1
             # paraphrase, direction 2: phrases of the hypothesis whose paraphrase starts at j
@@ -480,7 +490,7 @@ def _align(
                 for e in range(hyp_ent.shape[0]):
                     dl = hyp_ent[e, 3]
                     if j + dl <= nr and ref_ng[j, dl - 1] == hyp_ent[e, 2]:
-                        cand = _add(cand, n, j, dl, hyp_ent[e, 0], hyp_ent[e, 1], 3)
+                        _put(cand, n, j, dl, hyp_ent[e, 0], hyp_ent[e, 1], 3)
                         n += 1
         pos_off[j + 1] = n
         if n > MAX_CANDIDATES:
