@@ -160,7 +160,10 @@ def evaluate(
     timings: dict[str, float] = {}
     tokenized: dict[str, tuple[list[str], list[list[str]]]] = {}
     results: dict[str, CorpusResult] = {}
-    for key, metric in built.items():
+    # Metrics built on other metrics' results (NNEval) run last and receive them.
+    order = sorted(built, key=lambda k: bool(getattr(built[k], "reuses_results", False)))
+    for key in order:
+        metric = built[key]
         tok_name = metric.tokenizer.name
         if tok_name not in tokenized:
             start = time.perf_counter()
@@ -170,9 +173,11 @@ def evaluate(
         if progress:
             log.info("scoring %s on %s items", key, f"{len(cand_tok):,}")
         start = time.perf_counter()
+        extra: dict[str, Any] = {"features": dict(results)} if getattr(metric, "reuses_results", False) else {}
         results[key] = metric.score_tokenized(
-            candidates=cand_tok, references=ref_tok, ids=item_ids, progress=progress, workers=workers
+            candidates=cand_tok, references=ref_tok, ids=item_ids, progress=progress, workers=workers, **extra
         )
         timings[key] = time.perf_counter() - start
         log.debug("%s: %.3f s", key, timings[key])
+    results = {k: results[k] for k in built}  # display order as requested
     return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)
