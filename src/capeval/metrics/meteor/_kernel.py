@@ -309,7 +309,8 @@ def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, o
                 j += 1
                 k += 1
             lo = hi
-        order, tmp = tmp, order
+        for k in range(n):
+            order[k] = tmp[k]
         width *= 2
     return order
 
