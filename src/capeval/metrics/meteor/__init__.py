@@ -184,6 +184,11 @@ class METEOR(Metric):
         #: Threads for the compiled aligner (default: the CPUs this process may use, at most 4).
         self.n_threads = n_threads if n_threads is not None else min(4, _available_cpus())
         self._words: _WordTables | None = None
+        if not _kernel.HAVE_NUMBA:
+            logger.warning(
+                "numba is not installed: METEOR aligns in plain Python (same results, roughly 50x slower); "
+                "pip install numba"
+            )
 
     @property
     def stat_names(self) -> tuple[str, ...]:
