@@ -166,3 +166,24 @@ def test_lcs_against_candidates_equals_dynamic_programming() -> None:
     starts = np.cumsum(lengths) - lengths
     got = lcs_against_candidates(words, starts, lengths, n_items, ref_item)
     assert got.tolist() == [_lcs_dp(cands[i], r) for i, r in zip(ref_item, refs, strict=True)]
+
+
+@pytest.mark.parametrize("sep", [None, " "])
+def test_encode_words_equals_str_split_on_random_text(sep: str | None) -> None:
+    """The byte-level word encoder gives exactly ``str.split(sep)``, Unicode white space included."""
+    import random
+
+    from capeval.metrics.ngrams import encode_words
+
+    rng = random.Random(0)
+    alphabet = "ab c\t.xyz  0123456789-'\x1f\x0b\xa0é\u2028€漢\u3000\x85\u2005\u200a\u200b\u1680"
+    words = ["averyveryverylongwordindeedmorethan16", "exactly16bytes!!", "short", "a\xa0b", "\u3000", "1\xa01/2"]
+    for _ in range(300):
+        sentences = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(rng.randint(1, 6))]
+        sentences += [" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) for _ in range(2)] + ["", " "]
+        rng.shuffle(sentences)
+        ids, lengths, vocab = encode_words(sentences, sep=sep)
+        split = [s.split(sep) for s in sentences]
+        assert [vocab[i] for i in ids.tolist()] == [w for s in split for w in s]
+        assert lengths.tolist() == [len(s) for s in split]
+        assert len(set(vocab)) == len(vocab)

@@ -107,6 +107,10 @@ def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntA
     if not sentences:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), ()
     joined = f" {_SENTINEL} ".join(sentences)
+    if joined.count(_SENTINEL) == len(sentences) - 1 and sep in (None, " "):
+        encoded = _encode_bytes(joined, sep)
+        if encoded is not None:
+            return encoded
     flat: list[Any]
     if joined.count(_SENTINEL) == len(sentences) - 1:
         # One C-level split is several times faster than one split per sentence.
@@ -129,6 +133,104 @@ def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntA
     rank = np.cumsum(is_first) - 1
     vocab = tuple(flat[i] for i in firsts.tolist())
     return rank[first], lengths.astype(np.int64), vocab
+
+
+#: Bytes ``str.split()`` treats as whitespace in ASCII text.
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+#: Non-ASCII characters ``str.split()`` treats as white space.
+_UNICODE_SPACE_BYTES = tuple(
+    c.encode("utf-8") for c in "\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
+)
+#: Odd multipliers mixing a token's packed bytes into one hash (any odd constants work).
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+#: Bits of the hash used to group tokens; equal hashes are verified on the full bytes.
+_HASH_BITS = 40
+#: Longest token packed into two machine words; longer ones go through a dictionary.
+_PACKED_BYTES = 16
+
+
+def _encode_bytes(joined: str, sep: str | None) -> tuple[IntArray, IntArray, tuple[str, ...]] | None:
+    """:func:`encode_words` on the UTF-8 bytes, without a Python string object per word.
+
+    Each word's bytes (up to 16) are packed into two integers; words are grouped by a hash of
+    them, and every group is checked to hold one byte string, so ids are exact. Returns None
+    when a hash collision makes the check fail (the caller then uses the dictionary path).
+    """
+    raw = joined.encode("utf-8")
+    data = np.frombuffer(raw + b"\0" * (_PACKED_BYTES + 8), dtype=np.uint8)
+    n = len(raw)
+    if sep is None:
+        space = _ASCII_SPACE[data[:n]]
+        if not joined.isascii():
+            # str.split() also splits at non-ASCII white space (the no-break space in "1 1/2"):
+            # mark the bytes of those characters' UTF-8 encodings as space too.
+            lead = np.flatnonzero(data[:n] >= 0xC2)  # first bytes of multi-byte characters
+            for pattern in _UNICODE_SPACE_BYTES:
+                at = lead[data[lead] == pattern[0]]
+                for offset in range(1, len(pattern)):
+                    at = at[data[at + offset] == pattern[offset]]
+                for offset in range(len(pattern)):
+                    space[at + offset] = True
+        edge = np.diff(np.concatenate(([True], space, [True])).astype(np.int8))
+        starts = np.flatnonzero(edge == -1)
+        ends = np.flatnonzero(edge == 1)
+    elif sep == " ":
+        cuts = np.flatnonzero(data[:n] == 32)
+        starts = np.concatenate(([0], cuts + 1))
+        ends = np.concatenate((cuts, [n]))
+    else:
+        return None
+    length = (ends - starts).astype(np.int64)
+    # Eight bytes starting at every offset, read as little-endian integers (byte i in bits 8i..8i+7).
+    words8 = np.ndarray(shape=(n + _PACKED_BYTES,), dtype="<u8", buffer=data, strides=(1,))
+    all_ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+    def low_bytes(count: IntArray) -> Any:
+        count = np.clip(count, 0, 8).astype(np.uint64)
+        return np.where(count >= 8, all_ones, (np.uint64(1) << (count * np.uint64(8))) - np.uint64(1))
+
+    first = words8[starts] & low_bytes(length)
+    second = words8[starts + 8] & low_bytes(length - 8)
+    # Zero padding makes the packing unique (text has no NUL but the sentinel), except that the
+    # empty word and the sentinel both pack to 0: give the empty word a second word of 1.
+    second[length == 0] = 1
+    short = length <= _PACKED_BYTES
+    mixed = first * _MIX[0] ^ second * _MIX[1]
+    hashed = (mixed >> np.uint64(64 - _HASH_BITS)).astype(np.int64)
+    short_idx = np.flatnonzero(short)
+    sorted_hash, order = sort_with_positions(hashed[short_idx])
+    order = short_idx[order]
+    run_starts, run_lengths = group_runs(sorted_hash)
+    head = np.repeat(order[run_starts], run_lengths)
+    if not (np.array_equal(first[order], first[head]) and np.array_equal(second[order], second[head])):
+        return None  # two different words share a hash
+    ids = np.empty(length.shape[0], dtype=np.int64)
+    ids[order] = np.repeat(np.arange(run_starts.shape[0], dtype=np.int64), run_lengths)
+    vocab = [raw[s:e].decode("utf-8") for s, e in zip(starts[order[run_starts]].tolist(),
+                                                       ends[order[run_starts]].tolist(), strict=True)]
+    long_idx = np.flatnonzero(~short)
+    if long_idx.shape[0]:
+        index: dict[str, int] = {}
+        long_words = [raw[s:e].decode("utf-8") for s, e in zip(starts[long_idx].tolist(), ends[long_idx].tolist(),
+                                                                 strict=True)]
+        first_seen = np.fromiter(map(index.setdefault, long_words, count()), dtype=np.int64, count=len(long_words))
+        is_first = np.zeros(len(long_words), dtype=np.int64)
+        is_first[first_seen] = 1
+        ids[long_idx] = len(vocab) + (np.cumsum(is_first) - 1)[first_seen]
+        vocab.extend(index)  # dict order is first-occurrence order, as the ranks above
+    sentinel = _SENTINEL.encode("ascii")
+    is_sentinel = (length == 1) & (first == np.uint64(sentinel[0]))
+    boundaries = np.flatnonzero(is_sentinel)
+    lengths = np.diff(np.concatenate(([-1], boundaries, [length.shape[0]]))) - 1
+    if boundaries.shape[0]:
+        # The sentinel's own id is dropped from the vocabulary by renumbering the ids above it.
+        sentinel_id = int(ids[boundaries[0]])
+        keep = ~is_sentinel
+        ids = ids[keep]
+        ids -= ids > sentinel_id
+        del vocab[sentinel_id]
+    return ids, lengths.astype(np.int64), tuple(vocab)
 
 
 @dataclass(frozen=True)
@@ -189,8 +291,8 @@ def count_ngrams(sentences: Sequence[str], n: int = 4) -> NgramTable:
 
     Example:
         >>> t = count_ngrams(["a b a", "b"], n=2)
-        >>> [(int(s), t.gram_words(g), int(c)) for s, g, c in zip(t.sentence, t.gram, t.count)]
-        [(0, ('a',), 2), (0, ('b',), 1), (1, ('b',), 1), (0, ('a', 'b'), 1), (0, ('b', 'a'), 1)]
+        >>> sorted((int(s), t.gram_words(g), int(c)) for s, g, c in zip(t.sentence, t.gram, t.count))
+        [(0, ('a',), 2), (0, ('a', 'b'), 1), (0, ('b',), 1), (0, ('b', 'a'), 1), (1, ('b',), 1)]
     """
     words, lengths, vocab = encode_words(sentences)
     return ngram_table(words, lengths, vocab, n)
