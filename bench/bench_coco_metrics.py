@@ -121,7 +121,9 @@ def _capeval_stage(job: dict[str, Any]) -> dict[str, float]:
         start = time.perf_counter()
         metric.score_tokenized(candidates=job["candidates"], references=job["references"], workers=int(workers or 1))
         seconds = time.perf_counter() - start
-    return {"seconds": seconds, "maxrss_mib": _peak_rss_kib() / 1024}
+    # Worker processes (the "@2" stages) count too; a child's ru_maxrss includes what it inherited.
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"seconds": seconds, "maxrss_mib": max(_peak_rss_kib(), children) / 1024}
 
 
 def _peak_rss_kib() -> int:

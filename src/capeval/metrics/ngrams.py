@@ -246,7 +246,6 @@ class NgramTable:
         lengths: Number of words of each sentence.
         sentence: Sentence index of each entry.
         gram: Global n-gram id of each entry.
-        order: N-gram order (1..n) of each entry.
         count: Occurrences of the n-gram in the sentence.
         n_grams: Number of distinct n-gram ids.
         vocab: Words in id order.
@@ -259,7 +258,6 @@ class NgramTable:
     lengths: IntArray
     sentence: IntArray
     gram: IntArray
-    order: IntArray
     count: IntArray
     n_grams: int
     vocab: tuple[str, ...]
@@ -269,7 +267,15 @@ class NgramTable:
 
     def orders_of(self, grams: IntArray) -> IntArray:
         """N-gram order (1..n) of each gram id."""
-        return np.searchsorted(self.offsets, grams, side="right").astype(np.int64)
+        orders = np.ones(grams.shape[0], dtype=np.int64)
+        for bound in self.offsets[1:-1].tolist():  # a few comparisons beat a binary search per id
+            orders += grams >= bound
+        return orders
+
+    @property
+    def order(self) -> IntArray:
+        """N-gram order (1..n) of each entry."""
+        return self.orders_of(self.gram)
 
     @property
     def n_sentences(self) -> int:
@@ -364,15 +370,11 @@ def ngram_table(
     sentence = unique_pairs & ((1 << sent_bits) - 1)
     gram = unique_pairs >> sent_bits
     n_grams = offset
-    # Unique pairs are sorted by gram id, and each order owns one contiguous id range.
-    bounds = np.searchsorted(gram, np.asarray(offsets, dtype=np.int64))
-    order = np.repeat(np.arange(1, n + 1, dtype=np.int64), np.diff(bounds))
     return NgramTable(
         n=n,
         lengths=lengths,
         sentence=sentence,
         gram=gram,
-        order=order,
         count=run_lengths,
         n_grams=n_grams,
         vocab=vocab,
