@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    logging.basicConfig(level=logging.WARNING, format="capeval: %(levelname)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="capeval: %(message)s")
     try:
         code: int = args.func(args)
     except (CLIError, ValueError, OSError) as exc:

@@ -290,7 +290,7 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
     data_dir = _data_dir()
     _verify(data_dir / "english.synsets.gz", SYNSETS_SHA256)
     _verify(data_dir / "english.exceptions.gz", EXCEPTIONS_SHA256)
-    logger.info("capeval: converting the METEOR paraphrase table once into %s", target)
+    logger.info("converting the METEOR paraphrase table once into %s (about 30 s, first use only)", target)
     arrays = _build_paraphrase_arrays(para)
     arrays.update(_build_synonym_arrays(data_dir / "english.synsets.gz"))
     with zipfile.ZipFile(jar) as archive:
@@ -408,7 +408,7 @@ def load_meteor_data() -> MeteorData:
     try:
         raw = _read_cache(target)
     except (MeteorDataError, OSError, ValueError, KeyError) as exc:
-        logger.warning("capeval: rebuilding the METEOR cache %s (%s)", target, exc)
+        logger.warning("rebuilding the METEOR cache %s (%s)", target, exc)
         shutil.rmtree(target, ignore_errors=True)
         _build_cache(target, pkg_dir)
         raw = _read_cache(target)
