@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="capeval: %(message)s")
     try:
         code: int = args.func(args)
-    except (CLIError, ValueError, OSError) as exc:
+    except (CLIError, ValueError, OSError, RuntimeError, ImportError) as exc:
         print(f"capeval: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
