@@ -16,7 +16,8 @@ and the corpus score of both are compared as well. capeval's one-time set-up (da
 conversion, numba compilation) is done by an untimed warm-up run unless ``--cold``.
 
 Usage:  python bench/bench_meteor.py [--data val2014,demo] [--repeat 1] [--threads N] [--cold]
-Needs Java and the oracle (``bash ../shared/oracle/setup.sh`` or the tests' oracle helper).
+Needs Java; the official package is installed from PyPI on first use by the tests' oracle helper
+(``tests/oracle``).
 """
 
 from __future__ import annotations
