@@ -104,47 +104,56 @@ def lcs_lengths(words: IntArray, starts: IntArray, lengths: IntArray, left: IntA
     rs_len = lengths[row_sents]
     tok_bit = ranks_within(rs_len)
     tok = np.repeat(starts[row_sents], rs_len) + tok_bit
-    tok_sent = np.repeat(row_sents, rs_len)
     word_bits = max(1, int(words.max()).bit_length() if words.shape[0] else 1)
-    key = (tok_sent << word_bits) | words[tok]
-    key_sorted, order = sort_with_positions(key)
-    run_starts, _ = group_runs(key_sorted)
-    bits = (np.uint64(1) << tok_bit[order].astype(np.uint64)).astype(np.uint64)
-    mask_keys = key_sorted[run_starts]
-    masks = np.bitwise_or.reduceat(bits, run_starts) if bits.shape[0] else bits
+    table_key = (np.repeat(row_sents, rs_len) << word_bits) | words[tok]
 
     # Scan columns in order of decreasing length so the active pairs are always a prefix;
     # the queries of step t are stored contiguously ("t-major").
     by_len = np.argsort(-col_len, kind="stable")
     row, col, row_len, col_len, idx = row[by_len], col[by_len], row_len[by_len], col_len[by_len], idx[by_len]
     active_counts = np.searchsorted(-col_len, -np.arange(int(col_len[0])), side="left")
-    step_start = np.concatenate(([0], np.cumsum(active_counts)))
     q_pair = np.concatenate([np.arange(a, dtype=np.int64) for a in active_counts])
     q_step = np.repeat(np.arange(active_counts.shape[0], dtype=np.int64), active_counts)
     q_key = (row[q_pair] << word_bits) | words[starts[col[q_pair]] + q_step]
-    # One sort joins every query with the mask of its (row sentence, word), if any.
-    both = np.concatenate([mask_keys << 1, (q_key << 1) | 1])
-    both_sorted, both_order = sort_with_positions(both)
-    group_starts, group_lengths = group_runs(both_sorted >> 1)
-    head = np.repeat(group_starts, group_lengths)
-    is_query = (both_sorted & 1) == 1
-    head_is_mask = (both_sorted[head] & 1) == 0
-    q_masks = np.zeros(q_key.shape[0], dtype=np.uint64)
-    q_index = both_order[is_query] - mask_keys.shape[0]
-    hit = head_is_mask[is_query]
-    q_masks[q_index[hit]] = masks[both_order[head[is_query][hit]]]
-
-    v = np.full(row.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
-    for t, active in enumerate(active_counts):
-        m = q_masks[step_start[t] : step_start[t + 1]]
-        va = v[:active]
-        u = va & m
-        v[:active] = (va + u) | (va - u)
-    low = np.where(row_len >= _WORD_BITS, np.iinfo(np.uint64).max,
-                   (np.uint64(1) << row_len.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
-    zeros_in_row = row_len - _popcount(v & low)
-    out[idx] = zeros_in_row
+    q_masks = _join_masks(table_key, tok_bit, q_key)
+    out[idx] = _lcs_from_scan(q_masks, active_counts, row_len)
     return out
+
+
+def _join_masks(table_key: IntArray, table_bit: IntArray, query_key: IntArray) -> Any:
+    """For each query key, the OR of ``1 << table_bit`` over the table entries with that key (0 if none).
+
+    One sort joins the queries with the table: equal keys sort together, table entries first.
+    """
+    both = np.concatenate([table_key << 1, (query_key << 1) | 1])
+    both_sorted, order = sort_with_positions(both)
+    run_starts, run_lengths = group_runs(both_sorted >> 1)
+    n_table = table_key.shape[0]
+    bits = np.zeros(both.shape[0], dtype=np.uint64)
+    bits[:n_table] = np.uint64(1) << table_bit.astype(np.uint64)
+    run_masks = np.bitwise_or.reduceat(bits[order], run_starts) if order.shape[0] else bits[:0]
+    is_query = (both_sorted & 1) == 1
+    out = np.zeros(query_key.shape[0], dtype=np.uint64)
+    out[order[is_query] - n_table] = np.repeat(run_masks, run_lengths)[is_query]
+    return out
+
+
+def _lcs_from_scan(t_major: Any, active: IntArray, width: IntArray) -> IntArray:
+    """Run the bit-parallel LCS recurrence and count the LCS of each bit vector.
+
+    ``t_major`` holds the match masks of step 0 for the first ``active[0]`` vectors, then those
+    of step 1 for the first ``active[1]``, and so on; ``width[i]`` is vector ``i``'s length in bits.
+    """
+    v = np.full(width.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
+    step_start = np.concatenate(([0], np.cumsum(active)))
+    for t, n_active in enumerate(active.tolist()):
+        m = t_major[step_start[t] : step_start[t + 1]]
+        va = v[:n_active]
+        u = va & m
+        v[:n_active] = (va + u) | (va - u)
+    low = np.where(width >= _WORD_BITS, np.iinfo(np.uint64).max,
+                   (np.uint64(1) << width.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
+    return width - _popcount(v & low)
 
 
 def lcs_against_candidates(
@@ -180,17 +189,7 @@ def lcs_against_candidates(
     r_len = lengths[n_candidates + narrow_refs]
     r_tok = np.repeat(starts[n_candidates + narrow_refs], r_len) + ranks_within(r_len)
     query_key = (np.repeat(ref_item[narrow_refs], r_len) << word_bits) | words[r_tok]
-    # One sort joins queries with masks: a query follows the mask entries of its key.
-    both = np.concatenate([mask_key << 1, (query_key << 1) | 1])
-    both_sorted, order = sort_with_positions(both)
-    run_starts, run_lengths = group_runs(both_sorted >> 1)
-    n_masks = mask_key.shape[0]
-    bits = np.zeros(both.shape[0], dtype=np.uint64)
-    bits[:n_masks] = np.uint64(1) << c_bit.astype(np.uint64)
-    run_masks = np.bitwise_or.reduceat(bits[order], run_starts) if order.shape[0] else bits[:0]
-    is_query = (both_sorted & 1) == 1
-    query_mask = np.zeros(query_key.shape[0], dtype=np.uint64)
-    query_mask[order[is_query] - n_masks] = np.repeat(run_masks, run_lengths)[is_query]
+    query_mask = _join_masks(mask_key, c_bit, query_key)
     # Keep only the words the candidate has, per reference in reading order.
     hit = query_mask != 0
     hits_per_ref = np.add.reduceat(hit.astype(np.int64), np.cumsum(r_len) - r_len) if r_len.shape[0] else r_len
@@ -205,19 +204,10 @@ def lcs_against_candidates(
     slot = np.empty(by_hits.shape[0], dtype=np.int64)
     slot[by_hits] = np.arange(by_hits.shape[0])
     owner = np.repeat(np.arange(hits_per_ref.shape[0]), hits_per_ref)
-    step = ranks_within(hits_per_ref)
     t_major = np.zeros(masks.shape[0], dtype=np.uint64)
-    t_major[step_start[step] + slot[owner]] = masks
-    v = np.full(by_hits.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
-    for t in range(n_steps):
-        m = t_major[step_start[t] : step_start[t + 1]]
-        va = v[: active[t]]
-        u = va & m
-        v[: active[t]] = (va + u) | (va - u)
+    t_major[step_start[ranks_within(hits_per_ref)] + slot[owner]] = masks
     width = cand_len[ref_item[narrow_refs]]
-    low = np.where(width >= _WORD_BITS, np.iinfo(np.uint64).max,
-                   (np.uint64(1) << width.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
-    out[narrow_refs] = width - _popcount(v[slot] & low)
+    out[narrow_refs] = _lcs_from_scan(t_major, active, width[by_hits])[slot]
     return out
 
 
