@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from capeval.engines.local import Evaluation, resolve_metrics
+from capeval.engines.local import Evaluation, build_metrics
 from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, FloatArray, Metric, check_inputs
-from capeval.registry import get_metric
 from capeval.tokenizers.base import get_tokenizer
 
 __all__ = ["evaluate_dask"]
@@ -78,13 +77,7 @@ def evaluate_dask(
     partitions = max(1, min(partitions, n))
     bounds = np.linspace(0, n, partitions + 1).astype(int).tolist()
 
-    built: dict[str, Metric] = {}
-    for entry in list(metrics) if metrics is not None else resolve_metrics(None):
-        if isinstance(entry, Metric):
-            built[entry.name] = entry
-        else:
-            for key in resolve_metrics([entry]):
-                built[key] = get_metric(key, tokenizer=tokenizer)
+    built = build_metrics(metrics, tokenizer=tokenizer)
     timings: dict[str, float] = {}
 
     # 1. Tokenize each partition on the workers, once per tokenizer.

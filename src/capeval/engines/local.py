@@ -18,7 +18,7 @@ from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, Metric, check_inputs
 from capeval.registry import get_metric, list_metrics
 
-__all__ = ["DEFAULT_METRICS", "Evaluation", "evaluate", "resolve_metrics"]
+__all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
 
 log = logging.getLogger("capeval")
 
@@ -110,6 +110,24 @@ def resolve_metrics(names: Iterable[str] | None) -> list[str]:
     return list(seen)
 
 
+def build_metrics(
+    metrics: Iterable[str | Metric] | None,
+    *,
+    tokenizer: str = "ptb",
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Metric]:
+    """Metric instances by registry key: names are expanded and built, instances kept as given."""
+    built: dict[str, Metric] = {}
+    options = metric_options or {}
+    for entry in list(metrics) if metrics is not None else resolve_metrics(None):
+        if isinstance(entry, Metric):
+            built[entry.name] = entry
+        else:
+            for key in resolve_metrics([entry]):
+                built[key] = get_metric(key, tokenizer=tokenizer, **options.get(key, {}))
+    return built
+
+
 def evaluate(
     corpus: Corpus | None = None,
     *,
@@ -148,14 +166,7 @@ def evaluate(
     check_inputs(candidates, references, ids)
     item_ids: tuple[Hashable, ...] = tuple(ids) if ids is not None else tuple(range(len(candidates)))
 
-    built: dict[str, Metric] = {}
-    options = metric_options or {}
-    for entry in list(metrics) if metrics is not None else resolve_metrics(None):
-        if isinstance(entry, Metric):
-            built[entry.name] = entry
-        else:
-            for key in resolve_metrics([entry]):
-                built[key] = get_metric(key, tokenizer=tokenizer, **options.get(key, {}))
+    built = build_metrics(metrics, tokenizer=tokenizer, metric_options=metric_options)
 
     timings: dict[str, float] = {}
     tokenized: dict[str, tuple[list[str], list[list[str]]]] = {}
