@@ -102,7 +102,7 @@ class DocumentFrequencies:
         n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
         table = count_ngrams(flat, n=n)
         ref_item = np.repeat(np.arange(len(references), dtype=np.int64), n_refs)
-        df = _document_frequency(table, ref_item[table.sentence], len(references))
+        df = _document_frequency(table.gram, ref_item[table.sentence], table.n_grams, len(references))
         return cls(n_documents=len(references), name=name, n=n, vocab=table.vocab, prefix=table.prefix,
                    last_word=table.last_word, offsets=table.offsets, df=df)
 
@@ -183,14 +183,14 @@ class DocumentFrequencies:
                    vocab=tuple(meta["vocab"]), **arrays)
 
 
-def _document_frequency(table: NgramTable, item_of_entry: IntArray, n_items: int) -> FloatArray:
-    """Number of distinct items among the entries of each gram."""
-    if table.gram.shape[0] == 0:
-        return np.zeros(table.n_grams, dtype=np.float64)
+def _document_frequency(gram: IntArray, item_of_entry: IntArray, n_grams: int, n_items: int) -> FloatArray:
+    """Number of distinct items among the entries of each gram id (entries as parallel arrays)."""
+    if gram.shape[0] == 0:
+        return np.zeros(n_grams, dtype=np.float64)
     item_bits = max(1, int(n_items).bit_length())
-    keys = np.sort((table.gram << item_bits) | item_of_entry)
+    keys = np.sort((gram << item_bits) | item_of_entry)
     starts, _ = group_runs(keys)
-    return np.bincount(keys[starts] >> item_bits, minlength=table.n_grams).astype(np.float64)
+    return np.bincount(keys[starts] >> item_bits, minlength=n_grams).astype(np.float64)
 
 
 class _ReferenceFrequencies:
@@ -296,7 +296,9 @@ class _CIDErBase(MeanMetric):
         # Inverse document frequency of each gram id.
         frozen = df if df is not None else self.df
         if frozen is None:
-            doc_freq = _document_frequency_subset(table, is_ref_entry, ref_item, n_cands, n_items)
+            ref_e = np.flatnonzero(is_ref_entry)
+            doc_freq = _document_frequency(table.gram[ref_e], ref_item[table.sentence[ref_e] - n_cands],
+                                           table.n_grams, n_items)
             log_docs = math.log(float(n_items))
         else:
             doc_freq = frozen.lookup(table)
@@ -360,18 +362,6 @@ class _CIDErBase(MeanMetric):
         dots = np.zeros(n_pairs * self.n, dtype=np.float64)
         np.add.at(dots, pair * self.n + order0[rep_cand], contrib)
         return dots.reshape(n_pairs, self.n)
-
-
-def _document_frequency_subset(table: NgramTable, is_ref_entry: Any, ref_item: IntArray, n_cands: int,
-                               n_items: int) -> FloatArray:
-    """Document frequencies over the reference entries of a mixed candidate+reference table."""
-    ref_e = np.flatnonzero(is_ref_entry)
-    if ref_e.shape[0] == 0:
-        return np.zeros(table.n_grams, dtype=np.float64)
-    item_bits = max(1, int(n_items).bit_length())
-    keys = np.sort((table.gram[ref_e] << item_bits) | ref_item[table.sentence[ref_e] - n_cands])
-    starts, _ = group_runs(keys)
-    return np.bincount(keys[starts] >> item_bits, minlength=table.n_grams).astype(np.float64)
 
 
 class CIDErD(_CIDErBase):
