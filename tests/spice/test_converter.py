@@ -1,0 +1,95 @@
+"""spaCy (ClearNLP-label) parses -> CoreNLP-style graphs -> SPICE tuples, on hand-written parses.
+
+Each case gives a sentence the way spaCy's English pipeline analyses it (word, PTB tag,
+head position, label; heads 1-based here, 0 for the root) and the tuples SPICE's rules
+must extract after conversion. No spaCy model is needed: the lemmatiser gets tiny word lists.
+"""
+
+from __future__ import annotations
+
+from capeval.metrics.spice.lemma import MorphaLemmatizer
+from capeval.metrics.spice.rules import extract_tuples
+from capeval.metrics.spice.spacy_parser import convert_sentence
+
+LEMMATIZER = MorphaLemmatizer(
+    {"men": ["man"]},
+    {"eaten": ["eat"]},
+    {"dog", "tree", "pillow", "bed", "tie", "suit", "sign", "street", "sidewalk", "top", "river", "shirt"},
+    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build"},
+)
+
+
+def parse(spec: str) -> list[tuple[str, str, int, str]]:
+    """``word/TAG/head/label`` items, heads 1-based (0 = root) -> converter input (0-based heads)."""
+    words = []
+    for i, item in enumerate(spec.split()):
+        word, tag, head, label = item.rsplit("/", 3)
+        words.append((word, tag, i if head == "0" else int(head) - 1, label))
+    return words
+
+
+def tuples(spec: str) -> set[tuple[str, ...]]:
+    return {tuple(t) for t in extract_tuples(convert_sentence(parse(spec), LEMMATIZER))}
+
+
+def test_reduced_relative_keeps_by_as_a_preposition() -> None:
+    """CoreNLP's agent needs a passive auxiliary; "building surrounded by trees" gives nmod:by."""
+    got = tuples("wooden/JJ/2/amod building/NN/0/ROOT surrounded/VBN/2/acl by/IN/3/agent trees/NNS/4/pobj")
+    assert ("building", "tree", "surround by") in got
+    assert ("building", "tree", "surround") not in got
+
+
+def test_full_passive_keeps_the_agent() -> None:
+    got = tuples("the/DT/2/det tree/NN/4/nsubjpass is/VBZ/4/auxpass eaten/VBN/0/ROOT by/IN/4/agent men/NNS/5/pobj")
+    assert ("man", "tree", "eat") in got
+
+
+def test_nested_compounds_are_flattened() -> None:
+    """ "kitchen counter top": both nouns modify "top", as in CoreNLP's flat noun phrase."""
+    got = tuples("food/NN/0/ROOT on/IN/1/prep kitchen/NN/4/compound counter/NN/5/compound top/NN/2/pobj")
+    assert {("top", "kitchen"), ("top", "counter")} <= got
+    assert ("counter", "kitchen") not in got
+
+
+def test_adjective_before_a_compound_modifier_goes_to_the_head() -> None:
+    got = tuples("green/JJ/3/amod street/NN/3/compound signs/NNS/5/nsubj are/VBP/5/aux red/JJ/0/ROOT")
+    assert ("sign", "green") in got
+    assert ("street", "green") not in got
+
+
+def test_participle_read_as_compound_head() -> None:
+    """ "a dog swimming in a river": spaCy's compound "dog swimming" becomes dog + acl."""
+    got = tuples("a/DT/3/det dog/NN/3/compound swimming/NN/0/ROOT in/IN/3/prep a/DT/6/det river/NN/4/pobj")
+    assert ("dog", "river", "swim in") in got
+    assert ("swimming",) not in got
+    # nouns in -ing are left alone
+    got = tuples("a/DT/3/det brick/NN/3/compound building/NN/0/ROOT")
+    assert ("building", "brick") in got
+
+
+def test_caption_initial_plural_noun_tagged_as_verb() -> None:
+    got = tuples("pillows/VBZ/0/ROOT on/IN/1/prep a/DT/4/det bed/NN/2/pobj")
+    assert ("pillow", "bed", "on") in got
+
+
+def test_bare_verb_conjunct_after_noun_and_is_a_noun() -> None:
+    got = tuples("man/NN/3/nsubj is/VBZ/3/aux wearing/VBG/0/ROOT a/DT/5/det suit/NN/3/dobj and/CC/5/cc tie/VB/3/conj")
+    assert {("man", "suit", "wear"), ("man", "tie", "wear"), ("tie",)} <= got
+    assert ("man", "tie") not in got
+
+
+def test_particle_with_bare_noun_phrase_object() -> None:
+    got = tuples("people/NNS/2/nsubj walking/VBG/0/ROOT down/RP/2/prt a/DT/5/det sidewalk/NN/2/npadvmod")
+    assert ("people", "sidewalk", "walk down") in got
+    assert not any(len(t) == 3 and t[2].endswith("npmod") for t in got)
+
+
+def test_lowercase_proper_noun_adjective_is_an_adjective() -> None:
+    got = tuples("green/NNP/3/amod tennis/NN/3/compound ball/NN/0/ROOT")
+    assert ("ball", "green") in got
+    assert ("green",) not in got
+
+
+def test_noun_tagged_participle_under_acl_is_a_verb() -> None:
+    got = tuples("a/DT/2/det dog/NN/0/ROOT standing/NN/2/acl behind/IN/3/prep a/DT/6/det tree/NN/4/pobj")
+    assert ("dog", "tree", "stand behind") in got
