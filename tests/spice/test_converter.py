@@ -15,7 +15,7 @@ LEMMATIZER = MorphaLemmatizer(
     {"men": ["man"]},
     {"eaten": ["eat"]},
     {"dog", "tree", "pillow", "bed", "tie", "suit", "sign", "street", "sidewalk", "top", "river", "shirt"},
-    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build"},
+    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "run", "bite", "pounce", "get"},
 )
 
 
@@ -93,3 +93,31 @@ def test_lowercase_proper_noun_adjective_is_an_adjective() -> None:
 def test_noun_tagged_participle_under_acl_is_a_verb() -> None:
     got = tuples("a/DT/2/det dog/NN/0/ROOT standing/NN/2/acl behind/IN/3/prep a/DT/6/det tree/NN/4/pobj")
     assert ("dog", "tree", "stand behind") in got
+
+
+def test_main_verb_read_as_object_of_a_participle() -> None:
+    """ "A dog wearing a red harness runs across a field": "harness runs" is not a compound noun."""
+    got = tuples(
+        "A/DT/2/det dog/NN/0/ROOT wearing/VBG/2/acl a/DT/6/det red/JJ/6/amod harness/NN/7/compound "
+        "runs/NNS/3/dobj across/IN/3/prep a/DT/10/det field/NN/8/pobj ././2/punct"
+    )
+    assert {("dog", "harness", "wear"), ("dog", "field", "run across"), ("harness", "red")} <= got
+    assert ("run",) not in got
+
+
+def test_verbless_sentence_with_infinitive_gets_its_verb() -> None:
+    """ "A black dog pounces to get a rope toy .": only an infinitive, so "pounces" is the verb."""
+    got = tuples(
+        "A/DT/4/det black/JJ/3/amod dog/NN/4/compound pounces/NNS/0/ROOT to/TO/6/aux get/VB/4/relcl "
+        "a/DT/9/det rope/NN/9/compound toy/NN/6/dobj ././4/punct"
+    )
+    assert ("dog", "black") in got
+    assert ("pounces",) not in got and ("pounce",) not in got
+
+
+def test_apposition_after_a_recovered_verb_is_its_object() -> None:
+    got = tuples(
+        "A/DT/3/det black/JJ/3/amod dog/NN/4/compound bites/NNS/0/ROOT a/DT/7/det white/JJ/7/amod "
+        "dog/NN/4/appos ././4/punct"
+    )
+    assert ("dog", "dog", "bite") in got

