@@ -15,7 +15,7 @@ LEMMATIZER = MorphaLemmatizer(
     {"men": ["man"]},
     {"eaten": ["eat"]},
     {"dog", "tree", "pillow", "bed", "tie", "suit", "sign", "street", "sidewalk", "top", "river", "shirt"},
-    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "run", "bite", "pounce", "get"},
+    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "run", "bite", "pounce", "get", "dog"},
 )
 
 
@@ -121,3 +121,54 @@ def test_apposition_after_a_recovered_verb_is_its_object() -> None:
         "dog/NN/4/appos ././4/punct"
     )
     assert ("dog", "dog", "bite") in got
+
+
+def attached(spec: str) -> set[tuple[str, ...]]:
+    graph = convert_sentence(parse(spec), LEMMATIZER, emulate_attachment=True)
+    return {tuple(t) for t in extract_tuples(graph)}
+
+
+def test_attachment_emulation_of_phrase_goes_to_the_head_noun() -> None:
+    """ "doors on the side of a bus": official output has (door, of, bus); only with the switch."""
+    spec = "doors/NNS/0/ROOT on/IN/1/prep the/DT/4/det side/NN/2/pobj of/IN/4/prep a/DT/7/det bus/NN/5/pobj"
+    assert ("side", "bus", "of") in tuples(spec)
+    got = attached(spec)
+    assert {("door", "side", "on"), ("door", "bus", "of")} <= got
+    assert ("side", "bus", "of") not in got
+
+
+def test_attachment_emulation_splits_on_top_of_after_a_noun() -> None:
+    spec = "flag/NN/0/ROOT on/IN/1/prep top/NN/2/pobj of/IN/3/prep lighthouse/NN/4/pobj"
+    assert ("flag", "lighthouse", "on top of") in tuples(spec)
+    got = attached(spec)
+    assert {("flag", "top", "on"), ("flag", "lighthouse", "of")} <= got
+    # after a verb it still collapses
+    spec = "the/DT/2/det giraffe/NN/3/nsubj stands/VBZ/0/ROOT on/IN/3/prep top/NN/4/pobj of/IN/5/prep dirt/NN/6/pobj"
+    assert ("giraffe", "dirt", "stand on top of") in attached(spec)
+
+
+def test_bare_colour_before_a_verb_is_the_participle_object() -> None:
+    """ "A small boy wearing red runs towards a ball": spaCy reads "red runs" as a noun phrase."""
+    spec = (
+        "A/DT/3/det small/JJ/3/amod boy/NN/0/ROOT wearing/VBG/3/acl red/JJ/6/amod runs/NNS/4/dobj "
+        "towards/IN/4/prep a/DT/9/det ball/NN/7/pobj ././3/punct"
+    )
+    got = tuples(spec)
+    assert {("boy", "red", "wear"), ("boy", "ball", "run towards"), ("red",)} <= got
+    # with a determiner or numeral it is a real noun phrase ("with two black dogs .")
+    spec = "a/DT/2/det person/NN/0/ROOT with/IN/2/prep two/CD/6/nummod black/JJ/6/amod dogs/NNS/3/pobj ././2/punct"
+    assert ("person", "dog", "with") in tuples(spec)
+
+
+def test_emulation_switches_change_the_parser_fingerprint() -> None:
+    """Cached tuples from one configuration are never served to another."""
+    from capeval.metrics.spice.spacy_parser import SpacyParser
+
+    prints = {
+        SpacyParser().fingerprint,
+        SpacyParser(emulate_fragments=True).fingerprint,
+        SpacyParser(emulate_attachment=True).fingerprint,
+        SpacyParser(emulate_fragments=True, emulate_attachment=True).fingerprint,
+    }
+    assert len(prints) == 4
+    assert SpacyParser(emulate_attachment=True).fingerprint.endswith("+attach")
