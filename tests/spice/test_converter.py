@@ -15,7 +15,7 @@ LEMMATIZER = MorphaLemmatizer(
     {"men": ["man"]},
     {"eaten": ["eat"]},
     {"dog", "tree", "pillow", "bed", "tie", "suit", "sign", "street", "sidewalk", "top", "river", "shirt"},
-    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "run", "bite", "pounce", "get", "dog"},
+    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "run", "bite", "pounce", "get", "dog", "jump", "climb"},
 )
 
 
@@ -172,3 +172,17 @@ def test_emulation_switches_change_the_parser_fingerprint() -> None:
     }
     assert len(prints) == 4
     assert SpacyParser(emulate_attachment=True).fingerprint.endswith("+attach")
+
+
+def test_subjectless_gerund_root_with_compound_subject() -> None:
+    """ "dog jumping for frisbee": spaCy's compound(jumping, dog) under a VBG root."""
+    got = tuples("dog/NN/2/compound jumping/VBG/0/ROOT for/IN/2/prep frisbee/NN/3/pobj")
+    assert ("dog", "frisbee", "jump for") in got
+    # with a subject and auxiliary ("a man is rock climbing") the compound stays
+    got = tuples("a/DT/2/det man/NN/5/nsubj is/VBZ/5/aux rock/NN/5/compound climbing/VBG/0/ROOT")
+    assert ("rock", "climbing", "acl") not in got and ("man", "climb") in got
+
+
+def test_gerund_with_noun_modifiers_is_a_noun() -> None:
+    got = tuples("cupcake/NN/0/ROOT with/IN/1/prep brown/JJ/4/amod frosting/VBG/2/pobj")
+    assert {("cupcake", "frosting", "with"), ("frosting", "brown"), ("frosting",)} <= got

