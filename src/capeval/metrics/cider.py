@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from capeval.metrics import _cider_kernel
 from capeval.metrics.base import FloatArray, MeanMetric
 from capeval.metrics.ngrams import (
     IntArray,
@@ -82,6 +83,7 @@ class DocumentFrequencies:
     df: FloatArray
     _word_index: dict[str, int] = field(default_factory=dict, repr=False)
     _order_keys: dict[int, IntArray] = field(default_factory=dict, repr=False)
+    _tables: list[_cider_kernel.FrozenTables] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if not self._word_index:
@@ -150,6 +152,13 @@ class DocumentFrequencies:
             lo, hi = int(self.offsets[k - 1]), int(self.offsets[k])
             self._order_keys[k] = (self.prefix[lo:hi] - self.offsets[k - 2]) * len(self.vocab) + self.last_word[lo:hi]
         return self._order_keys[k]
+
+    def hash_tables(self) -> _cider_kernel.FrozenTables:
+        """These frequencies as the compiled reward path's hash tables (built once)."""
+        if not self._tables:
+            self._tables.append(_cider_kernel.build_tables(self.prefix, self.last_word, self.offsets, self.df,
+                                                           self.n, len(self.vocab)))
+        return self._tables[0]
 
     def lookup(self, table: NgramTable) -> FloatArray:
         """Document frequency of every gram id of ``table`` (0 for unseen n-grams)."""
@@ -288,13 +297,19 @@ class _CIDErBase(MeanMetric):
             raise ValueError(f"item {int(np.flatnonzero(n_refs == 0)[0])}: no reference captions")
         first_ref = np.cumsum(n_refs) - n_refs
         flat_refs = [ref for refs in references for ref in refs]
+        frozen = df if df is not None else self.df
+        if frozen is not None and _cider_kernel.available(self.n, len(frozen.vocab)):
+            scores = _cider_kernel.score_batch(candidates, item_of_cand, references, frozen._word_index,
+                                               frozen.hash_tables(), frozen.n_documents, n=self.n, sigma=self.sigma,
+                                               clip=self.clip, scale=self.scale)
+            if scores is not None:
+                return scores
         table = count_ngrams([*candidates, *flat_refs], n=self.n)
         n_ref_sents = len(flat_refs)
         ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
         is_ref_entry = table.sentence >= n_cands
 
         # Inverse document frequency of each gram id.
-        frozen = df if df is not None else self.df
         if frozen is None:
             ref_e = np.flatnonzero(is_ref_entry)
             doc_freq = _document_frequency(table.gram[ref_e], ref_item[table.sentence[ref_e] - n_cands],
