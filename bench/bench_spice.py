@@ -15,7 +15,8 @@ compares with official outputs stored in ``../shared`` instead of running the ja
 4. speed on the Flickr8K set: cold (fresh cache, model load included), with the reference
    cache warm, and fully warm; captions per second.
 
-Every fidelity figure is given with the PCFG fragment emulation off (default) and on.
+Every fidelity figure is given for the default parser, with the PCFG fragment emulation,
+and with both PCFG emulations (fragments and noun-phrase attachments).
 
 Usage: ``python bench/bench_spice.py [--shared ../shared]``
 """
@@ -74,9 +75,9 @@ def coco_tokenizer():  # noqa: ANN201
         return _CocoFallback()
 
 
-def parser_fidelity(path: Path, emulate: bool) -> dict[str, float]:
+def parser_fidelity(path: Path, options: dict[str, bool]) -> dict[str, float]:
     lines = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8") if line.strip()]
-    parser = SpacyParser(emulate_fragments=emulate)
+    parser = SpacyParser(**options)
     synonyms = load_synonyms()
     raw = parser.parse([text for text, _ in lines])
     exact = tp = fp = fn = 0
@@ -103,12 +104,12 @@ def load_flickr(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle, delimiter="\t"))
 
 
-def score_fidelity(rows: list[dict[str, str]], tokenizer: str | object, emulate: bool) -> dict[str, float]:
+def score_fidelity(rows: list[dict[str, str]], tokenizer: str | object, options: dict[str, bool]) -> dict[str, float]:
     candidates = [r["candidate"] for r in rows]
     references = [r["references"].split(" ||| ") for r in rows]
     official = np.array([float(r["spice_f"]) for r in rows])
     with tempfile.TemporaryDirectory() as tmp:
-        metric = SPICE(tokenizer=tokenizer, cache=Path(tmp) / "c.sqlite", emulate_fragments=emulate, detailed=False)
+        metric = SPICE(tokenizer=tokenizer, cache=Path(tmp) / "c.sqlite", detailed=False, **options)
         result = metric.score(candidates=candidates, references=references)
     ours = result.item_scores
     experts, ours_rows, official_rows = [], [], []
@@ -128,14 +129,14 @@ def score_fidelity(rows: list[dict[str, str]], tokenizer: str | object, emulate:
     }
 
 
-def coco_demo(path: Path, emulate: bool) -> float:
+def coco_demo(path: Path, options: dict[str, bool]) -> float:
     with path.open(encoding="utf-8") as handle:
         tokenized = json.load(handle)["tokenized"]
     ids = list(tokenized["res"])
     candidates = [tokenized["res"][i] for i in ids]
     candidates = [c[0] if isinstance(c, list) else c for c in candidates]
     references = [tokenized["gts"][i] for i in ids]
-    metric = SPICE(tokenizer="none", cache=False, emulate_fragments=emulate, detailed=False)
+    metric = SPICE(tokenizer="none", cache=False, detailed=False, **options)
     return metric.score(candidates=candidates, references=references).score
 
 
@@ -146,23 +147,19 @@ def _timed(fn) -> tuple[float, float]:  # noqa: ANN001
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def speed(rows: list[dict[str, str]], emulate: bool) -> dict[str, float]:
+def speed(rows: list[dict[str, str]]) -> dict[str, float]:
     candidates = [r["candidate"] for r in rows]
     references = [r["references"].split(" ||| ") for r in rows]
     n_captions = len(set(candidates)) + len({x for refs in references for x in refs})
 
     def run(cache: Path) -> None:
-        SPICE(tokenizer="none", cache=cache, emulate_fragments=emulate).score(
-            candidates=candidates, references=references
-        )
+        SPICE(tokenizer="none", cache=cache).score(candidates=candidates, references=references)
 
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "spice.sqlite"
         cold = _timed(lambda: run(cache))
         refs_only = Path(tmp) / "refs.sqlite"
-        SPICE(tokenizer="none", cache=refs_only, emulate_fragments=emulate).parse(
-            [x for refs in references for x in refs]
-        )
+        SPICE(tokenizer="none", cache=refs_only).parse([x for refs in references for x in refs])
         warm_refs = _timed(lambda: run(refs_only))
         warm_all = _timed(lambda: run(cache))
     return {
@@ -189,25 +186,28 @@ def main(argv: list[str] | None = None) -> int:
     if not all(f.is_file() for f in (parser_file, flickr_file, coco_file)):
         print(f"shared data not found under {args.shared}", file=sys.stderr)
         return 2
-    emulations = [False, True]
+    configurations = {
+        "default": {},
+        "emulate_fragments": {"emulate_fragments": True},
+        "emulate_fragments+attachment": {"emulate_fragments": True, "emulate_attachment": True},
+    }
     rows = load_flickr(flickr_file)
 
     print("== speed (Flickr8K-Expert dev, raw text, default options) ==")
-    for key, value in speed(rows, False).items():
+    for key, value in speed(rows).items():
         print(f"  {key:22s} {value:.2f}" if isinstance(value, float) else f"  {key:22s} {value}")
     print(f"   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; *_cpu_s = process CPU time")
     print("   official SPICE cannot run here (no CoreNLP 3.6.0); no side-by-side ratio")
 
-    for emulate in emulations:
-        label = "emulation on" if emulate else "emulation off (default)"
-        fid = parser_fidelity(parser_file, emulate)
+    for label, options in configurations.items():
+        fid = parser_fidelity(parser_file, options)
         print(f"== parser fidelity, official_parser_outputs_dev.txt ({label}) ==")
         print(
             f"  captions {fid['n']}  attr+rel set exact {100 * fid['exact']:.1f}%  "
             f"tuple P {fid['p']:.3f} R {fid['r']:.3f} F1 {fid['f1']:.3f}"
         )
         for name, tokenizer in (("raw", "none"), ("coco", coco_tokenizer())):
-            res = score_fidelity(rows, tokenizer, emulate)
+            res = score_fidelity(rows, tokenizer, options)
             tok_name = getattr(tokenizer, "name", tokenizer)
             print(f"== score fidelity, Flickr8K-Expert dev, {name} (tok {tok_name}, {label}) ==")
             print(
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             if math.isnan(res["pearson"]):
                 return 1
-        value = coco_demo(coco_file, emulate)
+        value = coco_demo(coco_file, options)
         print(f"== corpus SPICE, COCO demo (1,000 images, official PTB-tokenized text, {label}) ==")
         print(f"  ours {value:.4f}  official {_COCO_DEMO_OFFICIAL:.3f}  diff {value - _COCO_DEMO_OFFICIAL:+.4f}")
     return 0
