@@ -34,19 +34,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from capeval.metrics import _numba
+
 __all__ = ["FrozenTables", "available", "build_tables", "encode_frozen", "score_batch", "score_frozen"]
 
-try:  # numba is a dependency, but the vectorized path works without it.
-    from numba import njit as _njit
-
-    _HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only without numba
-    _HAVE_NUMBA = False
-
-#: Bits per word in a packed n-gram key: four words fill one 64-bit key.
-WORD_BITS = 16
+WORD_BITS = _numba.WORD_BITS
 #: Words (frozen vocabulary plus a batch's unseen words) that fit in a packed key.
-MAX_WORDS = 1 << WORD_BITS
+MAX_WORDS = _numba.MAX_WORDS
 #: Highest n-gram order a packed key holds.
 MAX_ORDER = 64 // WORD_BITS
 #: Largest share of occupied slots in a hash table before it doubles (linear probing).
@@ -54,19 +48,14 @@ _MAX_LOAD = 0.7
 #: Sentences scored in one compiled call; larger batches go in runs of whole items, which
 #: bounds the working memory (about 100 bytes per n-gram occurrence).
 CHUNK_SENTENCES = 4096
-#: Odd 64-bit multiplier for multiplicative hashing (2**64 / golden ratio).
-_HASH_MULT = 0x9E3779B97F4A7C15
 
-
-def _jit(func: Any) -> Any:
-    if _HAVE_NUMBA:
-        return _njit(cache=True, nogil=True)(func)
-    return func  # pragma: no cover - never called without numba (see available())
+_jit = _numba.jit
+_slot = _numba.hash_slot
 
 
 def available(n: int, n_vocab: int) -> bool:
     """Whether the compiled path can score orders ``1..n`` over a vocabulary of ``n_vocab``."""
-    return _HAVE_NUMBA and 1 <= n <= MAX_ORDER and n_vocab < MAX_WORDS
+    return _numba.HAVE_NUMBA and 1 <= n <= MAX_ORDER and n_vocab < MAX_WORDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,12 +103,6 @@ def build_tables(prefix: npt.NDArray[np.int64], last_word: npt.NDArray[np.int64]
         _insert_all(keys[a:b], values[a:b], packed[lo:hi], df[lo:hi])
     word_df = np.ascontiguousarray(df[: offsets[1]], dtype=np.float64)
     return FrozenTables(n, n_vocab, word_df, keys, values, table_start)
-
-
-@_jit
-def _slot(key: np.uint64, mask: np.uint64) -> np.int64:  # pragma: no cover - compiled
-    # The high bits of the product are the best mixed; mask keeps the table's size.
-    return np.int64(((key * np.uint64(_HASH_MULT)) >> np.uint64(32)) & mask)
 
 
 @_jit
