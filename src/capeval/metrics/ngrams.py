@@ -1,12 +1,13 @@
 """The one n-gram counter the n-gram metrics share (BLEU, CIDEr, CIDEr-D, ROUGE-N).
 
-Sentences are split with ``str.split()`` (as the official BLEU and CIDEr scorers do),
-words become integer ids, and every n-gram of order 1..n becomes an integer id, built one
-order at a time from the id of its (k-1)-gram prefix and its last word. Per-sentence
-counts are then found by sorting packed integer keys; everything is numpy, nothing loops
-over n-grams in Python.
+Sentences are split with ``str.split()`` (as the official BLEU and CIDEr scorers do) and
+words become integer ids in one compiled pass over the UTF-8 bytes; every n-gram of order
+1..n then becomes an integer id, built one order at a time from the id of its (k-1)-gram
+prefix and its last word. Per-sentence counts are found by sorting packed integer keys;
+that part is numpy, nothing loops over n-grams in Python.
 
-The tables are exact: ids are compressed through sorted unique keys, never hashed.
+Ids are exact: words are compared by their bytes, n-grams are compressed through sorted
+unique keys, never identified by a hash alone.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from capeval.metrics import _numba
 
 __all__ = [
     "IntArray",
@@ -135,102 +138,171 @@ def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntA
     return rank[first], lengths.astype(np.int64), vocab
 
 
-#: Bytes ``str.split()`` treats as whitespace in ASCII text.
-_ASCII_SPACE = np.zeros(256, dtype=bool)
-_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
-#: Non-ASCII characters ``str.split()`` treats as white space.
-_UNICODE_SPACE_BYTES = tuple(
-    c.encode("utf-8") for c in "\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
-)
-#: Odd multipliers mixing a token's packed bytes into one hash (any odd constants work).
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
-#: Bits of the hash used to group tokens; equal hashes are verified on the full bytes.
-_HASH_BITS = 40
-#: Longest token packed into two machine words; longer ones go through a dictionary.
-_PACKED_BYTES = 16
-
-
 def _encode_bytes(joined: str, sep: str | None) -> tuple[IntArray, IntArray, tuple[str, ...]] | None:
-    """:func:`encode_words` on the UTF-8 bytes, without a Python string object per word.
-
-    Each word's bytes (up to 16) are packed into two integers; words are grouped by a hash of
-    them, and every group is checked to hold one byte string, so ids are exact. Returns None
-    when a hash collision makes the check fail (the caller then uses the dictionary path).
-    """
+    """:func:`encode_words` on the UTF-8 bytes in one compiled pass (None without numba)."""
+    if not _numba.HAVE_NUMBA:
+        return None  # pragma: no cover - exercised only without numba
     raw = joined.encode("utf-8")
-    data = np.frombuffer(raw + b"\0" * (_PACKED_BYTES + 8), dtype=np.uint8)
-    n = len(raw)
-    if sep is None:
-        space = _ASCII_SPACE[data[:n]]
-        if not joined.isascii():
-            # str.split() also splits at non-ASCII white space (the no-break space in "1 1/2"):
-            # mark the bytes of those characters' UTF-8 encodings as space too.
-            lead = np.flatnonzero(data[:n] >= 0xC2)  # first bytes of multi-byte characters
-            for pattern in _UNICODE_SPACE_BYTES:
-                at = lead[data[lead] == pattern[0]]
-                for offset in range(1, len(pattern)):
-                    at = at[data[at + offset] == pattern[offset]]
-                for offset in range(len(pattern)):
-                    space[at + offset] = True
-        edge = np.diff(np.concatenate(([True], space, [True])).astype(np.int8))
-        starts = np.flatnonzero(edge == -1)
-        ends = np.flatnonzero(edge == 1)
-    elif sep == " ":
-        cuts = np.flatnonzero(data[:n] == 32)
-        starts = np.concatenate(([0], cuts + 1))
-        ends = np.concatenate((cuts, [n]))
-    else:
-        return None
-    length = (ends - starts).astype(np.int64)
-    # Eight bytes starting at every offset, read as little-endian integers (byte i in bits 8i..8i+7).
-    words8 = np.ndarray(shape=(n + _PACKED_BYTES,), dtype="<u8", buffer=data, strides=(1,))
-    all_ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    ids, word_start, word_len, lengths = _split_and_intern(np.frombuffer(raw, dtype=np.uint8), sep is None)
+    vocab = tuple(raw[a : a + k].decode("utf-8") for a, k in zip(word_start.tolist(), word_len.tolist(), strict=True))
+    return ids, lengths, vocab
 
-    def low_bytes(count: IntArray) -> Any:
-        count = np.clip(count, 0, 8).astype(np.uint64)
-        return np.where(count >= 8, all_ones, (np.uint64(1) << (count * np.uint64(8))) - np.uint64(1))
 
-    first = words8[starts] & low_bytes(length)
-    second = words8[starts + 8] & low_bytes(length - 8)
-    # Zero padding makes the packing unique (text has no NUL but the sentinel), except that the
-    # empty word and the sentinel both pack to 0: give the empty word a second word of 1.
-    second[length == 0] = 1
-    short = length <= _PACKED_BYTES
-    mixed = first * _MIX[0] ^ second * _MIX[1]
-    hashed = (mixed >> np.uint64(64 - _HASH_BITS)).astype(np.int64)
-    short_idx = np.flatnonzero(short)
-    sorted_hash, order = sort_with_positions(hashed[short_idx])
-    order = short_idx[order]
-    run_starts, run_lengths = group_runs(sorted_hash)
-    head = np.repeat(order[run_starts], run_lengths)
-    if not (np.array_equal(first[order], first[head]) and np.array_equal(second[order], second[head])):
-        return None  # two different words share a hash
-    ids = np.empty(length.shape[0], dtype=np.int64)
-    ids[order] = np.repeat(np.arange(run_starts.shape[0], dtype=np.int64), run_lengths)
-    vocab = [raw[s:e].decode("utf-8") for s, e in zip(starts[order[run_starts]].tolist(),
-                                                       ends[order[run_starts]].tolist(), strict=True)]
-    long_idx = np.flatnonzero(~short)
-    if long_idx.shape[0]:
-        index: dict[str, int] = {}
-        long_words = [raw[s:e].decode("utf-8") for s, e in zip(starts[long_idx].tolist(), ends[long_idx].tolist(),
-                                                                 strict=True)]
-        first_seen = np.fromiter(map(index.setdefault, long_words, count()), dtype=np.int64, count=len(long_words))
-        is_first = np.zeros(len(long_words), dtype=np.int64)
-        is_first[first_seen] = 1
-        ids[long_idx] = len(vocab) + (np.cumsum(is_first) - 1)[first_seen]
-        vocab.extend(index)  # dict order is first-occurrence order, as the ranks above
-    sentinel = _SENTINEL.encode("ascii")
-    is_sentinel = (length == 1) & (first == np.uint64(sentinel[0]))
-    boundaries = np.flatnonzero(is_sentinel)
-    lengths = np.diff(np.concatenate(([-1], boundaries, [length.shape[0]]))) - 1
-    if boundaries.shape[0]:
-        # The sentinel's own id is dropped from the vocabulary by renumbering the ids above it.
-        sentinel_id = int(ids[boundaries[0]])
-        keep = ~is_sentinel
-        ids = ids[keep]
-        ids -= ids > sentinel_id
-        del vocab[sentinel_id]
-    return ids, lengths.astype(np.int64), tuple(vocab)
+#: Per byte: 1 if it separates words by itself, 2 if it may start a multi-byte white-space
+#: character (see :func:`_space_width`), else 0; for ``str.split()`` and for ``str.split(" ")``.
+_SPLIT_ANY_KIND = np.zeros(256, dtype=np.uint8)
+_SPLIT_ANY_KIND[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = 1
+_SPLIT_ANY_KIND[[0xC2, 0xE1, 0xE2, 0xE3]] = 2
+_SPACE_KIND = np.zeros(256, dtype=np.uint8)
+_SPACE_KIND[32] = 1
+#: 64-bit FNV-1a hash of a word's bytes (offset basis and prime of the FNV specification).
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+#: Longest word whose bytes, packed into one integer, are its own key.
+_PACKED_BYTES = 8
+
+
+@_numba.jit
+def _space_width(data: Any, i: int) -> int:  # pragma: no cover - compiled
+    """Bytes of the non-ASCII white-space character starting at ``data[i]``, or 0.
+
+    These are the non-ASCII characters ``str.split()`` splits at, in UTF-8: U+0085 and U+00A0
+    (C2 85, C2 A0), U+1680 (E1 9A 80), U+2000..U+200A, U+2028, U+2029, U+202F (E2 80 xx),
+    U+205F (E2 81 9F) and U+3000 (E3 80 80).
+    """
+    n = data.shape[0]
+    b = data[i]
+    b1 = data[i + 1] if i + 1 < n else 0
+    b2 = data[i + 2] if i + 2 < n else 0
+    if b == 0xC2:
+        return 2 if b1 == 0x85 or b1 == 0xA0 else 0
+    if b == 0xE1:
+        return 3 if b1 == 0x9A and b2 == 0x80 else 0
+    if b == 0xE2:
+        if b1 == 0x80 and (0x80 <= b2 <= 0x8A or b2 == 0xA8 or b2 == 0xA9 or b2 == 0xAF):
+            return 3
+        return 3 if b1 == 0x81 and b2 == 0x9F else 0
+    if b == 0xE3:
+        return 3 if b1 == 0x80 and b2 == 0x80 else 0
+    return 0
+
+
+@_numba.jit
+def _split_and_intern(data: Any, split_any: bool) -> Any:  # pragma: no cover - compiled
+    """Split at white space (``split_any``) or at single spaces, sentences at the ``\\x00``
+    sentinel word; word ids in order of first occurrence.
+
+    Returns ``(ids, word_start, word_len, lengths)``: each word's id, the byte span of each id's
+    first occurrence, and the number of words of each sentence.
+    """
+    n = data.shape[0]
+    # Words of at least one byte plus a separator, or empty ones between single spaces. The
+    # per-word arrays are sized for the worst case; only the pages written are ever touched.
+    capacity = n // 2 + 2 if split_any else n + 2
+    ids = np.empty(capacity, dtype=np.int64)
+    lengths = np.empty(capacity, dtype=np.int64)
+    word_key = np.empty(capacity, dtype=np.int64)
+    word_start = np.empty(capacity, dtype=np.int64)
+    word_len = np.empty(capacity, dtype=np.int64)
+    state = np.zeros(5, dtype=np.int64)
+    slots = np.full((1024, 3), -1, dtype=np.int64)
+    while not _scan_words(data, split_any, slots, ids, lengths, word_key, word_start, word_len, state):
+        # The table is half full: twice the slots, same words (a separate scan keeps the
+        # arrays of the hot loop fixed, which numba compiles much better).
+        size = 2 * slots.shape[0]
+        slots = np.full((size, 3), -1, dtype=np.int64)
+        for w in range(state[4]):
+            s = _numba.hash_slot(np.uint64(word_key[w]), np.uint64(size - 1))
+            while slots[s, 1] >= 0:
+                s = (s + 1) & (size - 1)
+            slots[s, 0], slots[s, 1], slots[s, 2] = word_key[w], w, word_len[w]
+    n_ids, n_sents, in_sentence, n_vocab = state[1], state[2], state[3], state[4]
+    lengths[n_sents] = in_sentence
+    return ids[:n_ids].copy(), word_start[:n_vocab].copy(), word_len[:n_vocab].copy(), lengths[: n_sents + 1].copy()
+
+
+@_numba.jit
+def _scan_words(data: Any, split_any: bool, slots: Any, ids: Any, lengths: Any, word_key: Any, word_start: Any,
+                word_len: Any, state: Any) -> bool:  # pragma: no cover - compiled
+    """Intern the words from byte ``state[0]`` on; stop at the end (True) or once the table is
+    half full (False). ``state``: byte position, words, sentences done, words in the current
+    sentence, vocabulary size.
+
+    A word of up to 8 bytes is its own key (its bytes packed into an integer; no text holds a
+    NUL but the sentinel); a longer one is keyed by its FNV-1a hash and compared byte by byte.
+    A slot holds the key, the word id and the word's length.
+    """
+    n = data.shape[0]
+    kinds = _SPLIT_ANY_KIND if split_any else _SPACE_KIND
+    i, n_ids, n_sents, in_sentence, n_vocab = state[0], state[1], state[2], state[3], state[4]
+    mask = slots.shape[0] - 1
+    done = False
+    while True:
+        if split_any:  # skip white space; with single spaces, empty words count
+            while i < n:
+                kind = kinds[data[i]]
+                if kind == 0:
+                    break
+                width = 1 if kind == 1 else _space_width(data, i)
+                if width == 0:
+                    break
+                i += width
+            if i >= n:
+                done = True
+                break
+        j = i
+        packed = np.uint64(0)
+        fnv = np.uint64(_FNV_OFFSET)
+        while j < n:
+            b = data[j]
+            kind = kinds[b]
+            if kind == 1 or (kind == 2 and _space_width(data, j) > 0):
+                break
+            if j - i < _PACKED_BYTES:
+                packed |= np.uint64(b) << np.uint64(8 * (j - i))
+            fnv = (fnv ^ np.uint64(b)) * np.uint64(_FNV_PRIME)
+            j += 1
+        length = j - i
+        full = False
+        if length == 1 and data[i] == 0:  # the sentinel between sentences
+            lengths[n_sents] = in_sentence
+            n_sents += 1
+            in_sentence = 0
+        else:
+            key = np.int64(packed) if length <= _PACKED_BYTES else np.int64(fnv)
+            slot = _numba.hash_slot(np.uint64(key), np.uint64(mask))
+            word = -1
+            while slots[slot, 1] >= 0:
+                if slots[slot, 0] == key and slots[slot, 2] == length:
+                    known = slots[slot, 1]
+                    same = True
+                    if length > _PACKED_BYTES:
+                        first = word_start[known]
+                        for t in range(length):
+                            if data[first + t] != data[i + t]:
+                                same = False
+                                break
+                    if same:
+                        word = known
+                        break
+                slot = (slot + 1) & mask
+            if word < 0:
+                word = n_vocab
+                word_key[word], word_start[word], word_len[word] = key, i, length
+                slots[slot, 0], slots[slot, 1], slots[slot, 2] = key, word, length
+                n_vocab += 1
+                full = 2 * n_vocab > slots.shape[0]
+            ids[n_ids] = word
+            n_ids += 1
+            in_sentence += 1
+        if j >= n:
+            done = True
+            break
+        i = j if split_any else j + 1  # a single-space separator is consumed here
+        if full:
+            break
+    state[0], state[1], state[2], state[3], state[4] = i, n_ids, n_sents, in_sentence, n_vocab
+    return done
 
 
 @dataclass(frozen=True)
