@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from capeval.metrics import _bleu_kernel
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.ngrams import (
     IntArray,
@@ -161,11 +162,8 @@ class BLEU(Metric):
         n_refs = np.fromiter((len(refs) for refs in references), dtype=np.int64, count=n_items)
         ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
         words, lengths, vocab = encode_words([*candidates, *flat_refs])
-        # A reference word that its item's candidate lacks cannot be part of a match:
-        # n-grams containing one are never built.
-        table = ngram_table(words, lengths, vocab, self.n, active=_in_own_candidate(words, lengths, n_items, ref_item))
-        cand_len = table.lengths[:n_items]
-        ref_len = table.lengths[n_items:]
+        cand_len = lengths[:n_items]
+        ref_len = lengths[n_items:]
         # Closest reference length: smallest |ref_len - cand_len|, ties to the shorter reference.
         dist = np.abs(ref_len - cand_len[ref_item])
         width = int(ref_len.max()).bit_length() + 1 if ref_len.shape[0] else 1
@@ -173,7 +171,14 @@ class BLEU(Metric):
         first = np.cumsum(n_refs) - n_refs
         closest = np.minimum.reduceat(packed, first) & ((1 << width) - 1) if n_items else packed
         guess = np.maximum(0, cand_len[:, None] - np.arange(self.n)[None, :])
-        correct = clipped_matches(table, n_items, ref_item, self.n)
+        if _bleu_kernel.available(self.n, len(vocab)):
+            correct = _bleu_kernel.clipped_matches(words, lengths, n_items, n_refs, self.n)
+        else:
+            # A reference word that its item's candidate lacks cannot be part of a match:
+            # n-grams containing one are never built.
+            active = _in_own_candidate(words, lengths, n_items, ref_item)
+            table = ngram_table(words, lengths, vocab, self.n, active=active)
+            correct = clipped_matches(table, n_items, ref_item, self.n)
         return np.column_stack([cand_len, closest, guess, correct]).astype(np.float64)
 
     def compute(self, totals: FloatArray) -> dict[str, float]:
