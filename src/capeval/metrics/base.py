@@ -14,6 +14,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, ClassVar
 
 import numpy as np
@@ -92,6 +93,15 @@ def check_inputs(
         raise ValueError(f"{len(candidates)} candidates but {len(references)} reference lists; they must align")
     if ids is not None and len(ids) != len(candidates):
         raise ValueError(f"{len(ids)} ids for {len(candidates)} candidates")
+
+    # Fast path: exact types checked in C; anything else is checked item by item below.
+    if (
+        set(map(type, candidates)) <= {str}
+        and set(map(type, references)) <= {list, tuple}
+        and all(map(len, references))
+        and set(map(type, chain.from_iterable(references))) <= {str}
+    ):
+        return
 
     def where(i: int) -> str:
         return f"item {i}" + (f" (id {ids[i]!r})" if ids is not None else "")
