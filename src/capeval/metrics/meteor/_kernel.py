@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from capeval.metrics._numba import HAVE_NUMBA, jit
+
 __all__ = [
     "HAVE_NUMBA",
     "MAX_CANDIDATES",
@@ -26,19 +28,7 @@ __all__ = [
     "sentence_ngrams",
 ]
 
-try:  # numba is an optional accelerator; results are identical without it.
-    from numba import njit as _njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only without numba
-    HAVE_NUMBA = False
-
-
-def _jit(func: Any) -> Any:
-    if HAVE_NUMBA:
-        return _njit(cache=True, nogil=True)(func)
-    return func
-
+_jit = jit
 
 #: Longest paraphrase phrase in tokens (paraphrase-en.gz).
 MAX_PHRASE = 7
