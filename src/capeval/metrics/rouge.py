@@ -10,8 +10,9 @@ ROUGE-L reproduces ``pycocoevalcap==1.2`` ``rouge/rouge.py``:
 * the corpus score is the mean of the item scores.
 
 Longest common subsequences are computed with the bit-parallel algorithm of Allison and
-Dix (1986) / Hyyrö (2004), vectorized over all candidate/reference pairs at once with
-64-bit words; pairs longer than 64 words on both sides use Python integers as bit vectors.
+Dix (1986) / Hyyrö (2004): the candidate (up to 64 words) is one machine word and each
+reference a compiled scan over its words; candidates longer than that are vectorized over
+all pairs at once, with Python integers as bit vectors where both sides exceed 64 words.
 
 ROUGE-N and ROUGE-S follow the definitions in section 3.4 of the COCO caption paper
 (Chen et al. 2015); no official implementation exists for them in the COCO evaluation, so
@@ -33,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from capeval.metrics import _numba
 from capeval.metrics.base import FloatArray, MeanMetric
 from capeval.metrics.ngrams import IntArray, encode_words, group_runs, ranks_within, sort_with_positions
 from capeval.tokenizers.base import Tokenizer
@@ -177,37 +179,49 @@ def lcs_against_candidates(
     if wide.any():
         idx = np.flatnonzero(wide)
         out[idx] = lcs_lengths(words, starts, lengths, ref_item[idx], ref_sent[idx])
-    word_bits = max(1, int(words.max()).bit_length()) if words.shape[0] else 1
-    # Masks: for every (item, word) of a candidate of at most 64 words, the bits of its positions.
-    narrow_items = np.flatnonzero(cand_len <= _WORD_BITS)
-    c_len = cand_len[narrow_items]
-    c_bit = ranks_within(c_len)
-    c_tok = np.repeat(starts[narrow_items], c_len) + c_bit
-    mask_key = (np.repeat(narrow_items, c_len) << word_bits) | words[c_tok]
-    # Queries: every word of every reference whose candidate is narrow, in reading order.
-    narrow_refs = np.flatnonzero(~wide)
-    r_len = lengths[n_candidates + narrow_refs]
-    r_tok = np.repeat(starts[n_candidates + narrow_refs], r_len) + ranks_within(r_len)
-    query_key = (np.repeat(ref_item[narrow_refs], r_len) << word_bits) | words[r_tok]
-    query_mask = _join_masks(mask_key, c_bit, query_key)
-    # Keep only the words the candidate has, per reference in reading order.
-    hit = query_mask != 0
-    hits_per_ref = np.add.reduceat(hit.astype(np.int64), np.cumsum(r_len) - r_len) if r_len.shape[0] else r_len
-    hits_per_ref = np.where(r_len > 0, hits_per_ref, 0)
-    masks = query_mask[hit]
-    # Scan: references sorted by number of hits (decreasing), steps stored contiguously.
-    by_hits = np.argsort(-hits_per_ref, kind="stable")
-    sorted_hits = hits_per_ref[by_hits]
-    n_steps = int(sorted_hits[0]) if sorted_hits.shape[0] else 0
-    active = np.searchsorted(-sorted_hits, -np.arange(n_steps), side="left")
-    step_start = np.concatenate(([0], np.cumsum(active)))
-    slot = np.empty(by_hits.shape[0], dtype=np.int64)
-    slot[by_hits] = np.arange(by_hits.shape[0])
-    owner = np.repeat(np.arange(hits_per_ref.shape[0]), hits_per_ref)
-    t_major = np.zeros(masks.shape[0], dtype=np.uint64)
-    t_major[step_start[ranks_within(hits_per_ref)] + slot[owner]] = masks
-    width = cand_len[ref_item[narrow_refs]]
-    out[narrow_refs] = _lcs_from_scan(t_major, active, width[by_hits])[slot]
+    narrow = np.flatnonzero(~wide)
+    if narrow.shape[0]:
+        # Group the references by item so each candidate's masks are built once.
+        order = narrow[np.argsort(ref_item[narrow], kind="stable")]
+        n_words = int(words.max()) + 1 if words.shape[0] else 1
+        out[order] = _lcs_narrow(words, starts, lengths, ref_item[order], ref_sent[order], n_words)
+    return out
+
+
+@_numba.jit
+def _lcs_narrow(words: Any, starts: Any, lengths: Any, cand: Any, ref: Any, n_words: int) -> Any:  # pragma: no cover
+    """LCS of sentence ``ref[r]`` with candidate ``cand[r]`` (at most 64 words; equal candidates adjacent).
+
+    The candidate is the bit vector: ``mask[w]`` has the bits of the positions of word ``w``;
+    each reference word updates it with the recurrence ``v = (v + u) | (v - u)``, ``u = v & mask[w]``.
+    """
+    mask = np.zeros(n_words, dtype=np.uint64)
+    out = np.empty(cand.shape[0], dtype=np.int64)
+    current = -1
+    for r in range(cand.shape[0]):
+        c = cand[r]
+        c_start, c_len = starts[c], lengths[c]
+        if c != current:
+            if current >= 0:
+                for t in range(starts[current], starts[current] + lengths[current]):
+                    mask[words[t]] = np.uint64(0)
+            for t in range(c_len):
+                mask[words[c_start + t]] |= np.uint64(1) << np.uint64(t)
+            current = c
+        v = ~np.uint64(0)
+        for t in range(starts[ref[r]], starts[ref[r]] + lengths[ref[r]]):
+            m = mask[words[t]]
+            if m:
+                u = v & m
+                v = (v + u) | (v - u)
+        zeros = ~v
+        if c_len < 64:
+            zeros &= (np.uint64(1) << np.uint64(c_len)) - np.uint64(1)
+        count = 0
+        while zeros:
+            zeros &= zeros - np.uint64(1)
+            count += 1
+        out[r] = count
     return out
 
 
