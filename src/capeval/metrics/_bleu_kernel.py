@@ -54,7 +54,6 @@ def _clipped(words: Any, starts: Any, n_items: int, ref_start: Any, n: int) -> A
     size = 16
     while size < 2 * capacity:
         size *= 2
-    mask = np.uint64(size - 1)
     slot_gram = np.full(size, -1, dtype=np.int64)
     used = np.empty(capacity, dtype=np.int64)  # slots taken, to clear them after the item
     gram_key = np.empty(capacity, dtype=np.uint64)
@@ -62,33 +61,21 @@ def _clipped(words: Any, starts: Any, n_items: int, ref_start: Any, n: int) -> A
     cand_count = np.empty(capacity, dtype=np.int64)
     ref_count = np.empty(capacity, dtype=np.int64)
     max_ref = np.empty(capacity, dtype=np.int64)
-    shift = np.uint64(_numba.WORD_BITS)
     for item in range(n_items):
         # The candidate's distinct n-grams and their counts.
         a, length = starts[item], starts[item + 1] - starts[item]
         n_grams = 0
         for k in range(1, n + 1):
             for p in range(length - k + 1):
-                key = np.uint64(0)
-                for j in range(k):
-                    key = (key << shift) | np.uint64(words[a + p + j])
-                h = _numba.hash_slot(key ^ np.uint64(k), mask)
-                gram = -1
-                while slot_gram[h] >= 0:
-                    g = slot_gram[h]
-                    if gram_key[g] == key and gram_order[g] == k:
-                        gram = g
-                        break
-                    h = (h + 1) & np.int64(mask)
+                key = _numba.pack_gram(words, a + p, k)
+                slot = _numba.find_gram(key, k, slot_gram, gram_key, gram_order)
+                gram = slot_gram[slot]
                 if gram < 0:
                     gram = n_grams
-                    slot_gram[h] = gram
-                    used[gram] = h
-                    gram_key[gram] = key
-                    gram_order[gram] = k
+                    n_grams += 1
+                    slot_gram[slot], used[gram], gram_key[gram], gram_order[gram] = gram, slot, key, k
                     cand_count[gram] = 0
                     max_ref[gram] = 0
-                    n_grams += 1
                 cand_count[gram] += 1
         # Each reference: counts of the candidate's n-grams only, then the running maximum.
         for r in range(ref_start[item], ref_start[item + 1]):
@@ -97,16 +84,10 @@ def _clipped(words: Any, starts: Any, n_items: int, ref_start: Any, n: int) -> A
                 ref_count[g] = 0
             for k in range(1, n + 1):
                 for p in range(length - k + 1):
-                    key = np.uint64(0)
-                    for j in range(k):
-                        key = (key << shift) | np.uint64(words[a + p + j])
-                    h = _numba.hash_slot(key ^ np.uint64(k), mask)
-                    while slot_gram[h] >= 0:
-                        g = slot_gram[h]
-                        if gram_key[g] == key and gram_order[g] == k:
-                            ref_count[g] += 1
-                            break
-                        h = (h + 1) & np.int64(mask)
+                    key = _numba.pack_gram(words, a + p, k)
+                    gram = slot_gram[_numba.find_gram(key, k, slot_gram, gram_key, gram_order)]
+                    if gram >= 0:
+                        ref_count[gram] += 1
             for g in range(n_grams):
                 max_ref[g] = max(max_ref[g], ref_count[g])
         for g in range(n_grams):

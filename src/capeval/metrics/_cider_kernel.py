@@ -211,13 +211,11 @@ def _score(ids: Any, starts: Any, n_cands: int, cand_item: Any, item_start: Any,
     size = 16
     while size < 2 * total:
         size *= 2
-    mask = np.uint64(size - 1)
     slot_gram = np.full(size, -1, dtype=np.int64)
     gram_key = np.empty(total, dtype=np.uint64)
     gram_order = np.empty(total, dtype=np.int64)
     occurrence = np.empty(total, dtype=np.int64)
     segment = np.zeros(n_sents * n + 1, dtype=np.int64)  # occurrences of (sentence, order)
-    shift = np.uint64(WORD_BITS)
     n_grams = 0
     o = 0
     for s in range(n_sents):
@@ -225,23 +223,13 @@ def _score(ids: Any, starts: Any, n_cands: int, cand_item: Any, item_start: Any,
         length = starts[s + 1] - a
         for k in range(1, n + 1):
             for p in range(length - k + 1):
-                key = np.uint64(0)
-                for j in range(k):
-                    key = (key << shift) | np.uint64(ids[a + p + j])
-                h = _slot(key ^ np.uint64(k), mask)
-                gram = -1
-                while slot_gram[h] >= 0:
-                    g = slot_gram[h]
-                    if gram_key[g] == key and gram_order[g] == k:
-                        gram = g
-                        break
-                    h = (h + 1) & np.int64(mask)
+                key = _numba.pack_gram(ids, a + p, k)
+                slot = _numba.find_gram(key, k, slot_gram, gram_key, gram_order)
+                gram = slot_gram[slot]
                 if gram < 0:
                     gram = n_grams
-                    slot_gram[h] = gram
-                    gram_key[gram] = key
-                    gram_order[gram] = k
                     n_grams += 1
+                    slot_gram[slot], gram_key[gram], gram_order[gram] = gram, key, k
                 occurrence[o] = gram
                 o += 1
             segment[s * n + k] = o

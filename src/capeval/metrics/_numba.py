@@ -4,6 +4,10 @@ Kernels are written on integer arrays so that they compile with ``@njit(cache=Tr
 compiled code is cached next to the module (or in numba's user cache directory), so only the
 first use on a machine pays the compilation. Without numba the metrics use their vectorized
 paths (same values), or run the kernel as plain Python where no such path exists.
+
+numba's cache is keyed on the file that defines a kernel only: after changing a helper here,
+touch the kernel modules that use it (``_bleu_kernel``, ``_cider_kernel``, ``ngrams``) so their
+cached code is rebuilt. Installed releases are unaffected (every file is new).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "MAX_WORDS", "WORD_BITS", "hash_slot", "jit"]
+__all__ = ["HAVE_NUMBA", "MAX_WORDS", "WORD_BITS", "find_gram", "hash_slot", "inline", "jit", "pack_gram"]
 
 try:  # numba is a dependency, but every metric also works without it.
     from numba import njit as _njit
@@ -36,8 +40,42 @@ def jit(func: Any) -> Any:
     return func  # pragma: no cover - exercised only without numba
 
 
-@jit
+def inline(func: Any) -> Any:
+    """Like :func:`jit`, for small helpers of hot loops: numba inlines them into their callers."""
+    if HAVE_NUMBA:
+        return _njit(cache=True, nogil=True, inline="always")(func)
+    return func  # pragma: no cover - exercised only without numba
+
+
+@inline
 def hash_slot(key: np.uint64, mask: np.uint64) -> np.int64:  # pragma: no cover - compiled
     """Home slot of ``key`` in an open-addressing table of ``mask + 1`` (a power of two) slots."""
     # The high half of the product is the best mixed.
     return np.int64(((key * np.uint64(_HASH_MULT)) >> np.uint64(32)) & mask)
+
+
+@inline
+def pack_gram(words: Any, start: int, k: int) -> np.uint64:  # pragma: no cover - compiled
+    """The n-gram ``words[start:start+k]`` as one key (``WORD_BITS`` per word)."""
+    key = np.uint64(0)
+    for j in range(k):
+        key = (key << np.uint64(WORD_BITS)) | np.uint64(words[start + j])
+    return key
+
+
+@inline
+def find_gram(key: np.uint64, k: int, slot_gram: Any, gram_key: Any, gram_order: Any) -> int:  # pragma: no cover
+    """Slot of the order-``k`` n-gram ``key`` in a table of interned n-grams, or of the empty
+    slot where it belongs.
+
+    ``slot_gram`` is an open-addressing table (a power of two long, -1 for empty) of ids into
+    ``gram_key`` / ``gram_order``.
+    """
+    mask = slot_gram.shape[0] - 1
+    slot = hash_slot(key ^ np.uint64(k), np.uint64(mask))
+    while slot_gram[slot] >= 0:
+        gram = slot_gram[slot]
+        if gram_key[gram] == key and gram_order[gram] == k:
+            return slot
+        slot = (slot + 1) & mask
+    return slot
