@@ -1,5 +1,5 @@
-"""CIDEr-D / CIDEr with frozen document frequencies: the compiled path against the vectorized
-one and against the official values, chunking, and the fallbacks."""
+"""CIDEr-D / CIDEr compiled path (frozen document frequencies and those of the evaluated
+references) against the vectorized one and the official values; chunking; the fallbacks."""
 
 from __future__ import annotations
 
@@ -101,21 +101,57 @@ def test_encode_frozen_ids() -> None:
     assert ids.tolist() == [index["a"], index["dog"], v, v, v + 1, index["a"]]
 
 
+def _index_as_dict(index: _cider_kernel.GramIndex, vocab: tuple[str, ...]) -> dict[str, float]:
+    out = {}
+    for key, order, value in zip(index.gram_key.tolist(), index.gram_order.tolist(), index.gram_df.tolist(),
+                                 strict=True):
+        words = [vocab[(key >> (16 * (order - 1 - j))) & 0xFFFF] for j in range(order)]
+        out[" ".join(words)] = value
+    return out
+
+
 def test_hash_tables_hold_every_frozen_ngram() -> None:
     rng = random.Random(3)
     train = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3)] for _ in range(200)]
     df = DocumentFrequencies.from_references(train)
-    tables = df.hash_tables()
-    assert tables is df.hash_tables()  # built once
-    for k in range(2, df.n + 1):
-        lo, hi = int(tables.table_start[k]), int(tables.table_start[k + 1])
-        size = hi - lo
-        assert size & (size - 1) == 0  # a power of two
-        n_grams = int(df.offsets[k] - df.offsets[k - 1])
-        assert np.count_nonzero(tables.values[lo:hi]) == n_grams
-        assert n_grams <= size * 0.7
-        assert sorted(tables.values[lo:hi][tables.values[lo:hi] > 0].tolist()) == sorted(
-            df.df[df.offsets[k - 1]:df.offsets[k]].tolist())
+    index = df.hash_tables()
+    assert index is df.hash_tables()  # built once
+    size = index.slot_gram.shape[0]
+    assert size & (size - 1) == 0 and 2 * index.gram_key.shape[0] <= size  # a power of two, at most half full
+    grams = _index_as_dict(index, df.vocab)
+    assert len(grams) == df.df.shape[0]
+    assert all(df.get(g) == v for g, v in grams.items())
+    assert sorted(index.slot_gram[index.slot_gram >= 0].tolist()) == list(range(len(grams)))
+
+
+def test_reference_index_counts_documents_like_the_vectorized_counter() -> None:
+    from capeval.metrics.ngrams import encode_words
+
+    rng = random.Random(4)
+    refs = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(1, 4))]
+            for _ in range(300)]  # 300 items: the table grows several times
+    ids, lengths, vocab = encode_words([r for item in refs for r in item])
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    item_start = np.concatenate(([0], np.cumsum([len(item) for item in refs])))
+    index = _cider_kernel.reference_index(ids, starts, item_start, 4, len(vocab))
+    expected = DocumentFrequencies.from_references(refs)
+    grams = _index_as_dict(index, vocab)
+    assert len(grams) == expected.df.shape[0]
+    assert all(expected.get(g) == v for g, v in grams.items())
+
+
+@pytest.mark.parametrize("metric_cls", [CIDErD, CIDEr])
+def test_compiled_reference_frequencies_equal_vectorized(monkeypatch: pytest.MonkeyPatch, metric_cls: type) -> None:
+    rng = random.Random(5)
+    metric = metric_cls(tokenizer="none")
+    for _ in range(10):
+        batch = _random_batch(rng, rng.randint(1, 30), rng.randint(1, 4))
+        np.testing.assert_allclose(metric.score_batch(*batch), _vectorized(monkeypatch, metric, *batch),
+                                   rtol=1e-12, atol=1e-13)
+    candidates, items, references = _random_batch(rng, 200, 2)
+    whole = metric.score_batch(candidates, items, references)
+    monkeypatch.setattr(_cider_kernel, "CHUNK_SENTENCES", 23)  # runs of whole items, same frequencies
+    np.testing.assert_array_equal(metric.score_batch(candidates, items, references), whole)
 
 
 REFS_SMALL = [["a dog runs", "the dog is running"], ["a cat is sleeping"]]

@@ -1,24 +1,27 @@
-"""Compiled CIDEr-D / CIDEr scoring against frozen document frequencies.
+"""Compiled CIDEr-D / CIDEr: one call scores a whole batch of items.
 
-Reward scoring in reinforcement learning calls CIDEr-D thousands of times on small batches
-(a few images, a few sampled captions each) against document frequencies frozen from a
-training corpus. The vectorized path of :mod:`capeval.metrics.cider` pays a fixed cost per
-numpy call there; this module does the whole batch in one compiled call instead:
+Used for reward scoring in reinforcement learning (thousands of calls on small batches against
+document frequencies frozen from a training corpus, where a vectorized numpy path pays a fixed
+cost per call) and for the COCO evaluation itself (document frequencies of the evaluated
+references):
 
-* every word is an integer below ``2 ** 16`` (the frozen vocabulary, then the batch's
-  unseen words), so an n-gram of up to four words is exactly one 64-bit key;
-* each sentence's n-grams of each order are sorted and counted in place;
-* document frequencies come from one open-addressing hash table per order, built once per
-  :class:`~capeval.metrics.cider.DocumentFrequencies` (n-grams with an unseen word have
-  document frequency 0 without a lookup);
-* each candidate/reference comparison is a merge of two sorted n-gram lists.
+* every word is an integer below ``2 ** 16`` (the vocabulary, then a batch's unseen words), so
+  an n-gram of up to four words is exactly one 64-bit key;
+* document frequencies live in a :class:`GramIndex` (an open-addressing hash table over all
+  orders), built once per :class:`~capeval.metrics.cider.DocumentFrequencies` or counted over
+  the evaluated references in one pass (:func:`reference_index`);
+* the batch's n-gram occurrences are interned through a small hash table; each sentence's
+  vector lists its distinct n-grams in first-occurrence order with weight tf * idf;
+* each reference vector is spread over a dense array once, and every candidate of its item
+  reads it.
 
-The arithmetic is that of the official scorer (``pycocoevalcap`` ``cider_scorer.py``): term
-frequency times ``log(N) - log(max(1, df))``, clipped (CIDEr-D) or plain dot products
-divided by the product of the norms when both are non-zero, the Gaussian penalty on the
-difference of the bigram counts, the mean over orders of the sums over references, divided
-by the number of references and scaled. Sums run in n-gram key order rather than the
-official dictionary order, so values can differ from the vectorized path in the last bit.
+The arithmetic and the order of every sum are those of the official scorer (``pycocoevalcap``
+``cider_scorer.py``: dictionary order is first-occurrence order): term frequency times
+``log(N) - log(max(1, df))``, clipped (CIDEr-D) or plain products, divided by the product of
+the norms when both are non-zero, the Gaussian penalty on the difference of the bigram counts,
+the mean over orders of the sums over references, divided by the number of references and
+scaled. Values therefore match the official ones bit for bit on almost every item (the rest
+differ in the last bit, from the logarithm's implementation).
 
 Needs numba; without it :func:`available` is False and callers use the vectorized path.
 """
@@ -35,22 +38,29 @@ import numpy as np
 import numpy.typing as npt
 
 from capeval.metrics import _numba
+from capeval.metrics.ngrams import encode_words, ranks_within
 
-__all__ = ["FrozenTables", "available", "build_tables", "encode_frozen", "score_batch", "score_frozen"]
+__all__ = [
+    "GramIndex",
+    "available",
+    "build_tables",
+    "encode_frozen",
+    "reference_index",
+    "score_batch",
+    "score_encoded",
+    "score_with_reference_frequencies",
+]
 
 WORD_BITS = _numba.WORD_BITS
 #: Words (frozen vocabulary plus a batch's unseen words) that fit in a packed key.
 MAX_WORDS = _numba.MAX_WORDS
 #: Highest n-gram order a packed key holds.
 MAX_ORDER = 64 // WORD_BITS
-#: Largest share of occupied slots in a hash table before it doubles (linear probing).
-_MAX_LOAD = 0.7
 #: Sentences scored in one compiled call; larger batches go in runs of whole items, which
 #: bounds the working memory (about 100 bytes per n-gram occurrence).
 CHUNK_SENTENCES = 4096
 
 _jit = _numba.jit
-_slot = _numba.hash_slot
 
 
 def available(n: int, n_vocab: int) -> bool:
@@ -59,61 +69,117 @@ def available(n: int, n_vocab: int) -> bool:
 
 
 @dataclass(frozen=True, eq=False)
-class FrozenTables:
-    """Hash tables of one set of frozen document frequencies, in the compiled path's layout.
+class GramIndex:
+    """Document frequencies of n-grams, in the compiled path's layout.
+
+    N-gram ``g`` (all orders together) is ``gram_key[g]`` (its word ids packed, ``WORD_BITS``
+    each) of order ``gram_order[g]`` with document frequency ``gram_df[g]``; ``slot_gram`` is
+    an open-addressing hash table of the ids (a power of two long, -1 for empty, at most
+    half full), looked up with :func:`capeval.metrics._numba.find_gram`.
 
     Attributes:
         n: Highest order held.
-        n_vocab: Size of the frozen vocabulary (word ids ``0..n_vocab-1``).
-        word_df: Document frequency of each word.
-        keys, values: All orders' hash tables, concatenated: packed n-gram key and document
-            frequency per slot (frequency 0 marks an empty slot).
-        table_start: Order ``k``'s table is ``keys[table_start[k]:table_start[k + 1]]``
-            (orders 2..n; a power of two long).
+        n_vocab: Words of the vocabulary the keys use (ids ``0..n_vocab-1``); n-grams with a
+            word outside it have document frequency 0 without a lookup.
     """
 
     n: int
     n_vocab: int
-    word_df: npt.NDArray[np.float64]
-    keys: npt.NDArray[np.uint64]
-    values: npt.NDArray[np.float64]
-    table_start: npt.NDArray[np.int64]
+    slot_gram: npt.NDArray[np.int64]
+    gram_key: npt.NDArray[np.uint64]
+    gram_order: npt.NDArray[np.int64]
+    gram_df: npt.NDArray[np.float64]
 
 
 def build_tables(prefix: npt.NDArray[np.int64], last_word: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64],
-                 df: npt.NDArray[np.float64], n: int, n_vocab: int) -> FrozenTables:
-    """Pack a frozen n-gram index (prefix id + last word per gram id) into hash tables."""
+                 df: npt.NDArray[np.float64], n: int, n_vocab: int) -> GramIndex:
+    """Index a frozen n-gram table (prefix id + last word per gram id, orders in ``offsets`` ranges)."""
     packed = np.zeros(prefix.shape[0], dtype=np.uint64)
     packed[: offsets[1]] = last_word[: offsets[1]].astype(np.uint64)
-    sizes = [0, 0]
     for k in range(2, n + 1):
         lo, hi = int(offsets[k - 1]), int(offsets[k])
         packed[lo:hi] = (packed[prefix[lo:hi]] << np.uint64(WORD_BITS)) | last_word[lo:hi].astype(np.uint64)
-        size = 8
-        while size * _MAX_LOAD < hi - lo:
-            size *= 2
-        sizes.append(size)
-    table_start = np.zeros(n + 2, dtype=np.int64)
-    table_start[3:] = np.cumsum(sizes[2:])
-    keys = np.zeros(int(table_start[-1]), dtype=np.uint64)
-    values = np.zeros(int(table_start[-1]), dtype=np.float64)
-    for k in range(2, n + 1):
-        lo, hi = int(offsets[k - 1]), int(offsets[k])
-        a, b = int(table_start[k]), int(table_start[k + 1])
-        _insert_all(keys[a:b], values[a:b], packed[lo:hi], df[lo:hi])
-    word_df = np.ascontiguousarray(df[: offsets[1]], dtype=np.float64)
-    return FrozenTables(n, n_vocab, word_df, keys, values, table_start)
+    order = np.repeat(np.arange(1, n + 1, dtype=np.int64), np.diff(offsets[: n + 1]))
+    n_grams = int(offsets[n])
+    slot_gram = _index(packed, order, n_grams, _table_size(n_grams))
+    return GramIndex(n, n_vocab, slot_gram, packed[:n_grams], order, np.ascontiguousarray(df[:n_grams], np.float64))
+
+
+def _table_size(n_grams: int) -> int:
+    """Slots for ``n_grams`` entries: a power of two, at most half full."""
+    size = 16
+    while size < 2 * n_grams:
+        size *= 2
+    return size
 
 
 @_jit
-def _insert_all(keys: Any, values: Any, new_keys: Any, new_values: Any) -> None:  # pragma: no cover - compiled
-    mask = np.uint64(keys.shape[0] - 1)
-    for i in range(new_keys.shape[0]):
-        h = _slot(new_keys[i], mask)
-        while values[h] != 0.0:
-            h = (h + 1) & np.int64(mask)
-        keys[h] = new_keys[i]
-        values[h] = new_values[i]
+def _index(gram_key: Any, gram_order: Any, n_grams: int, size: int) -> Any:  # pragma: no cover - compiled
+    """A hash table of ``size`` slots holding n-grams ``0..n_grams-1``."""
+    slot_gram = np.full(size, -1, dtype=np.int64)
+    for g in range(n_grams):
+        slot = _numba.find_gram(gram_key[g], gram_order[g], slot_gram, gram_key, gram_order)
+        slot_gram[slot] = g
+    return slot_gram
+
+
+def reference_index(ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64],
+                    n: int, n_vocab: int) -> GramIndex:
+    """Document frequencies of the references (item ``i``: sentences ``item_start[i]..item_start[i+1]-1``).
+
+    A document is an item: an n-gram counts once per item whose references contain it.
+    """
+    n_items = item_start.shape[0] - 1
+    lengths = np.diff(starts[item_start[0]: item_start[-1] + 1])
+    capacity = int(np.maximum(lengths[:, None] - np.arange(n)[None, :], 0).sum()) + 1
+    gram_key = np.empty(capacity, dtype=np.uint64)  # upper bounds: only the pages written are touched
+    gram_order = np.empty(capacity, dtype=np.int64)
+    gram_df = np.empty(capacity, dtype=np.float64)
+    last_item = np.empty(capacity, dtype=np.int64)
+    state = np.zeros(2, dtype=np.int64)  # next item, n-grams so far
+    slot_gram = np.full(1024, -1, dtype=np.int64)
+    while not _count_references(ids, starts, item_start, n, slot_gram, gram_key, gram_order, gram_df, last_item,
+                                state):
+        # Too full for the next item: a larger table (a separate scan keeps the hot loop's
+        # arrays fixed, which numba compiles much better).
+        slot_gram = _index(gram_key, gram_order, int(state[1]), 2 * slot_gram.shape[0])
+    n_grams = int(state[1])
+    del n_items
+    return GramIndex(n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(),
+                     gram_df[:n_grams].copy())
+
+
+@_jit
+def _count_references(ids: Any, starts: Any, item_start: Any, n: int, slot_gram: Any, gram_key: Any, gram_order: Any,
+                      gram_df: Any, last_item: Any, state: Any) -> bool:  # pragma: no cover - compiled
+    """Count document frequencies from item ``state[0]`` on; False when the table needs to grow first."""
+    n_grams = state[1]
+    for item in range(state[0], item_start.shape[0] - 1):
+        occurrences = 0
+        for r in range(item_start[item], item_start[item + 1]):
+            length = starts[r + 1] - starts[r]
+            for k in range(1, n + 1):
+                occurrences += max(length - k + 1, 0)
+        if 2 * (n_grams + occurrences) > slot_gram.shape[0]:
+            state[0], state[1] = item, n_grams
+            return False
+        for r in range(item_start[item], item_start[item + 1]):
+            a, length = starts[r], starts[r + 1] - starts[r]
+            for k in range(1, n + 1):
+                for p in range(length - k + 1):
+                    key = _numba.pack_gram(ids, a + p, k)
+                    slot = _numba.find_gram(key, k, slot_gram, gram_key, gram_order)
+                    gram = slot_gram[slot]
+                    if gram < 0:
+                        gram = n_grams
+                        n_grams += 1
+                        slot_gram[slot], gram_key[gram], gram_order[gram] = gram, key, k
+                        gram_df[gram], last_item[gram] = 0.0, -1
+                    if last_item[gram] != item:
+                        last_item[gram] = item
+                        gram_df[gram] += 1.0
+    state[0], state[1] = item_start.shape[0] - 1, n_grams
+    return True
 
 
 def encode_frozen(sentences: Sequence[str], word_index: dict[str, int],
@@ -138,66 +204,95 @@ def encode_frozen(sentences: Sequence[str], word_index: dict[str, int],
 
 
 def score_batch(candidates: Sequence[str], cand_item: npt.NDArray[np.int64], references: Sequence[Sequence[str]],
-                word_index: dict[str, int], tables: FrozenTables, n_documents: int, *, n: int, sigma: float | None,
+                word_index: dict[str, int], index: GramIndex, n_documents: int, *, n: int, sigma: float | None,
                 clip: bool, scale: float) -> npt.NDArray[np.float64] | None:
-    """Score tokenized candidates against the references of their items (``cand_item``).
+    """Score tokenized candidates against the references of their items, with frozen frequencies.
 
-    Returns None when the batch's words do not fit in packed keys (the caller then uses the
-    vectorized path). Arguments as in :func:`score_frozen`; inputs are already validated.
+    ``word_index`` and ``index`` are the frozen corpus's vocabulary and n-gram index. Returns
+    None when the batch's words do not fit in packed keys (the caller then uses the vectorized
+    path). Other arguments as in :func:`score_encoded`; inputs are already validated.
     """
-    n_refs = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    n_cands = len(candidates)
-    if n_cands + int(n_refs.sum()) <= CHUNK_SENTENCES:
-        chunks = [(0, len(references))]
-    else:
-        # Runs of whole items, each with about CHUNK_SENTENCES sentences.
-        per_item = n_refs + np.bincount(cand_item, minlength=len(references))
-        cut = np.cumsum(per_item) // CHUNK_SENTENCES
-        bounds = np.flatnonzero(np.diff(cut)) + 1
-        edges = [0, *bounds.tolist(), len(references)]
-        chunks = [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
-    scores = np.empty(n_cands, dtype=np.float64)
-    for a, b in chunks:
-        if len(chunks) == 1:
-            picked, chunk_cands = np.arange(n_cands), candidates
-        else:
-            picked = np.flatnonzero((cand_item >= a) & (cand_item < b))
-            chunk_cands = [candidates[i] for i in picked.tolist()]
-        refs = [ref for item_refs in references[a:b] for ref in item_refs]
-        encoded = encode_frozen([*chunk_cands, *refs], word_index, tables.n_vocab)
-        if encoded is None:
-            return None
-        item_start = np.zeros(b - a + 1, dtype=np.int64)
-        np.cumsum(n_refs[a:b], out=item_start[1:])
-        scores[picked] = score_frozen(tables, *encoded, len(chunk_cands), cand_item[picked] - a,
-                                      item_start + len(chunk_cands), n_documents, n, sigma, clip, scale)
-    return scores
+    flat_refs = [ref for refs in references for ref in refs]
+    encoded = encode_frozen([*candidates, *flat_refs], word_index, index.n_vocab)
+    if encoded is None:
+        return None
+    ids, starts = encoded
+    item_start = _item_start(references, len(candidates))
+    return score_encoded(index, ids, starts, len(candidates), cand_item, item_start, n_documents, n=n, sigma=sigma,
+                         clip=clip, scale=scale)
 
 
-def score_frozen(tables: FrozenTables, ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], n_cands: int,
-                 cand_item: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64], n_documents: int, n: int,
-                 sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64]:
+def score_with_reference_frequencies(candidates: Sequence[str], cand_item: npt.NDArray[np.int64],
+                                     references: Sequence[Sequence[str]], *, n: int, sigma: float | None, clip: bool,
+                                     scale: float) -> npt.NDArray[np.float64] | None:
+    """Score with document frequencies counted over ``references`` (one document per item), as
+    the official scorer does. None when the words or ``n`` do not fit in packed keys."""
+    flat_refs = [ref for refs in references for ref in refs]
+    ids, lengths, vocab = encode_words([*candidates, *flat_refs])
+    if not available(n, len(vocab)):
+        return None
+    starts = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    item_start = _item_start(references, len(candidates))
+    index = reference_index(ids, starts, item_start, n, len(vocab))
+    return score_encoded(index, ids, starts, len(candidates), cand_item, item_start, len(references), n=n,
+                         sigma=sigma, clip=clip, scale=scale)
+
+
+def _item_start(references: Sequence[Sequence[str]], first: int) -> npt.NDArray[np.int64]:
+    """Sentence index of each item's first reference (references follow ``first`` candidates), and the end."""
+    item_start = np.full(len(references) + 1, first, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, references), dtype=np.int64, count=len(references)), out=item_start[1:])
+    item_start[1:] += first
+    return item_start
+
+
+def score_encoded(index: GramIndex, ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], n_cands: int,
+                  cand_item: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64], n_documents: int, *, n: int,
+                  sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64]:
     """Score candidates ``0..n_cands-1`` against the references of their items.
 
     Args:
-        tables: The frozen document frequencies (:func:`build_tables`).
-        ids, starts: Encoded sentences (:func:`encode_frozen`): candidates first, then the
-            references item by item.
+        index: Document frequencies (:func:`build_tables` or :func:`reference_index`).
+        ids, starts: Encoded sentences (sentence ``s`` is ``ids[starts[s]:starts[s+1]]``):
+            candidates first, then the references item by item.
         cand_item: Item of each candidate.
         item_start: References of item ``i`` are sentences ``item_start[i]..item_start[i+1]-1``.
-        n_documents: Number of documents of the frozen corpus (the idf numerator).
+        n_documents: Number of documents the frequencies were counted over (the idf numerator).
         sigma: Width of the length penalty, or None for none.
         clip: Clip candidate counts at the reference counts (CIDEr-D).
         scale: Factor applied to every score.
+
+    Large batches are scored in runs of whole items of about ``CHUNK_SENTENCES`` sentences,
+    which bounds the working memory.
     """
-    return _score(ids, starts, n_cands, cand_item, item_start, tables.word_df, tables.keys, tables.values,
-                  tables.table_start, tables.n_vocab, math.log(float(n_documents)), n,
-                  -1.0 if sigma is None else float(sigma), clip, float(scale))
+    n_items = item_start.shape[0] - 1
+    params = (index.slot_gram, index.gram_key, index.gram_order, index.gram_df, index.n_vocab,
+              math.log(float(n_documents)), n, -1.0 if sigma is None else float(sigma), clip, float(scale))
+    if starts.shape[0] - 1 <= CHUNK_SENTENCES:
+        return _score(ids, starts, n_cands, cand_item, item_start, *params)
+    per_item = np.diff(item_start) + np.bincount(cand_item, minlength=n_items)
+    cut = np.cumsum(per_item) // CHUNK_SENTENCES
+    edges = [0, *(np.flatnonzero(np.diff(cut)) + 1).tolist(), n_items]
+    scores = np.empty(n_cands, dtype=np.float64)
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        if b == a:
+            continue
+        picked = np.flatnonzero((cand_item >= a) & (cand_item < b))
+        sentences = np.concatenate([picked, np.arange(item_start[a], item_start[b], dtype=np.int64)])
+        lengths = starts[sentences + 1] - starts[sentences]
+        chunk_starts = np.zeros(sentences.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=chunk_starts[1:])
+        chunk_ids = ids[np.repeat(starts[sentences], lengths) + ranks_within(lengths)]
+        chunk_item_start = item_start[a : b + 1] - item_start[a] + picked.shape[0]
+        scores[picked] = _score(chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start,
+                                *params)
+    return scores
 
 
 @_jit
-def _score(ids: Any, starts: Any, n_cands: int, cand_item: Any, item_start: Any, word_df: Any, keys: Any,
-           values: Any, table_start: Any, n_vocab: int, log_docs: float, n: int, sigma: float, clip: bool,
+def _score(ids: Any, starts: Any, n_cands: int, cand_item: Any, item_start: Any, df_slot: Any, df_key: Any,
+           df_order: Any, df_value: Any, n_vocab: int, log_docs: float, n: int, sigma: float, clip: bool,
            scale: float) -> Any:  # pragma: no cover - compiled
     n_sents = starts.shape[0] - 1
     n_items = item_start.shape[0] - 1
@@ -245,17 +340,9 @@ def _score(ids: Any, starts: Any, n_cands: int, cand_item: Any, item_start: Any,
                 seen = False
         doc_freq = 0.0
         if seen:
-            if k == 1:
-                doc_freq = word_df[np.int64(key)]
-            else:
-                lo = table_start[k]
-                table_mask = np.uint64(table_start[k + 1] - lo - 1)
-                h = _slot(key, table_mask)
-                while values[lo + h] != 0.0:
-                    if keys[lo + h] == key:
-                        doc_freq = values[lo + h]
-                        break
-                    h = (h + 1) & np.int64(table_mask)
+            found = df_slot[_numba.find_gram(key, k, df_slot, df_key, df_order)]
+            if found >= 0:
+                doc_freq = df_value[found]
         idf[g] = log_docs - math.log(max(1.0, doc_freq))
     # 3. Each sentence's vector per order: distinct n-grams in first-occurrence order (the
     #    official dictionary order) with weight tf * idf, and the vector's norm.

@@ -83,7 +83,7 @@ class DocumentFrequencies:
     df: FloatArray
     _word_index: dict[str, int] = field(default_factory=dict, repr=False)
     _order_keys: dict[int, IntArray] = field(default_factory=dict, repr=False)
-    _tables: list[_cider_kernel.FrozenTables] = field(default_factory=list, repr=False)
+    _tables: list[_cider_kernel.GramIndex] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if not self._word_index:
@@ -153,8 +153,8 @@ class DocumentFrequencies:
             self._order_keys[k] = (self.prefix[lo:hi] - self.offsets[k - 2]) * len(self.vocab) + self.last_word[lo:hi]
         return self._order_keys[k]
 
-    def hash_tables(self) -> _cider_kernel.FrozenTables:
-        """These frequencies as the compiled reward path's hash tables (built once)."""
+    def hash_tables(self) -> _cider_kernel.GramIndex:
+        """These frequencies as the compiled path's hash-table index (built once)."""
         if not self._tables:
             self._tables.append(_cider_kernel.build_tables(self.prefix, self.last_word, self.offsets, self.df,
                                                            self.n, len(self.vocab)))
@@ -298,12 +298,15 @@ class _CIDErBase(MeanMetric):
         first_ref = np.cumsum(n_refs) - n_refs
         flat_refs = [ref for refs in references for ref in refs]
         frozen = df if df is not None else self.df
-        if frozen is not None and _cider_kernel.available(self.n, len(frozen.vocab)):
+        compiled = dict(n=self.n, sigma=self.sigma, clip=self.clip, scale=self.scale)
+        scores = None
+        if frozen is None and _cider_kernel.available(self.n, 0):
+            scores = _cider_kernel.score_with_reference_frequencies(candidates, item_of_cand, references, **compiled)
+        elif frozen is not None and _cider_kernel.available(self.n, len(frozen.vocab)):
             scores = _cider_kernel.score_batch(candidates, item_of_cand, references, frozen._word_index,
-                                               frozen.hash_tables(), frozen.n_documents, n=self.n, sigma=self.sigma,
-                                               clip=self.clip, scale=self.scale)
-            if scores is not None:
-                return scores
+                                               frozen.hash_tables(), frozen.n_documents, **compiled)
+        if scores is not None:
+            return scores
         table = count_ngrams([*candidates, *flat_refs], n=self.n)
         n_ref_sents = len(flat_refs)
         ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
