@@ -167,12 +167,13 @@ def test_emulation_switches_change_the_parser_fingerprint() -> None:
 
     prints = {
         SpacyParser().fingerprint,
-        SpacyParser(emulate_fragments=True).fingerprint,
+        SpacyParser(emulate_fragments=False).fingerprint,
         SpacyParser(emulate_attachment=True).fingerprint,
-        SpacyParser(emulate_fragments=True, emulate_attachment=True).fingerprint,
+        SpacyParser(emulate_fragments=False, emulate_attachment=True).fingerprint,
     }
     assert len(prints) == 4
     assert SpacyParser(emulate_attachment=True).fingerprint.endswith("+attach")
+    assert SpacyParser(emulate_fragments=False).fingerprint.endswith("+nofrag")
 
 
 def test_subjectless_gerund_root_with_compound_subject() -> None:
@@ -187,3 +188,78 @@ def test_subjectless_gerund_root_with_compound_subject() -> None:
 def test_gerund_with_noun_modifiers_is_a_noun() -> None:
     got = tuples("cupcake/NN/0/ROOT with/IN/1/prep brown/JJ/4/amod frosting/VBG/2/pobj")
     assert {("cupcake", "frosting", "with"), ("frosting", "brown"), ("frosting",)} <= got
+
+
+def test_next_to_after_a_verb_does_not_collapse() -> None:
+    """ "standing next to the bales": the PCFG keeps "next" as the verb's adverb, (lamb, stand to, bale)."""
+    spec = (
+        "the/DT/2/det lamb/NN/4/nsubj is/VBZ/4/aux standing/VBG/0/ROOT next/RB/4/advmod to/IN/5/prep "
+        "the/DT/8/det bales/NNS/6/pobj ././4/punct"
+    )
+    got = tuples(spec)
+    assert ("lamb", "bale", "stand to") in got and ("lamb", "bale", "stand next to") not in got
+    # after a noun the two words still make one preposition
+    got = tuples("trees/NNS/0/ROOT next/JJ/1/advmod to/IN/2/prep house/NN/3/pobj ././1/punct")
+    assert ("tree", "house", "next to") in got
+
+
+def test_comma_list_items_share_the_first_item_governor() -> None:
+    """ "wearing black clothes , a purple scarf , and a pink hat": spaCy's appos is a list item."""
+    spec = (
+        "a/DT/2/det woman/NN/16/nsubj wearing/VBG/2/acl black/JJ/5/amod clothes/NNS/3/dobj ,/,/2/punct "
+        "a/DT/9/det purple/JJ/9/amod scarf/NN/2/appos ,/,/9/punct and/CC/9/cc a/DT/14/det pink/JJ/14/amod "
+        "hat/NN/9/conj is/VBZ/16/aux riding/VBG/0/ROOT a/DT/18/det bike/NN/16/dobj ././16/punct"
+    )
+    got = tuples(spec)
+    assert {("woman", "clothes", "wear"), ("woman", "scarf", "wear"), ("woman", "hat", "wear")} <= got
+
+
+def test_bare_participle_with_a_subject_is_a_reduced_relative() -> None:
+    """ "Two lizards fighting .": no finite verb, so no clause: no (lizard, fight) attribute."""
+    got = tuples("two/CD/2/nummod lizards/NNS/3/nsubj fighting/VBG/0/ROOT ././3/punct")
+    assert got == {("lizard", "two"), ("lizard",)}
+    # with an auxiliary it stays a clause
+    got = tuples("two/CD/2/nummod lizards/NNS/4/nsubj are/VBP/4/aux fighting/VBG/0/ROOT ././4/punct")
+    assert ("lizard", "fight") in got
+
+
+def fragment_tuples(spec: str) -> set[tuple[str, ...]]:
+    from capeval.metrics.spice.spacy_parser import _emulate_fragment
+
+    graph = convert_sentence(parse(spec), LEMMATIZER)
+    _emulate_fragment(graph)
+    return {tuple(t) for t in extract_tuples(graph)}
+
+
+def test_fragment_with_a_short_participle_phrase_has_no_relation() -> None:
+    """ "a brown dog walking on grass" (no full stop): the phrase hangs under dep."""
+    got = fragment_tuples("a/DT/3/det brown/JJ/3/amod dog/NN/0/ROOT walking/VBG/3/acl on/IN/4/prep grass/NN/5/pobj")
+    assert got == {("dog", "brown"), ("dog",), ("grass",)}
+    # the same words with a full stop keep the reduced relative
+    got = fragment_tuples(
+        "a/DT/3/det brown/JJ/3/amod dog/NN/0/ROOT walking/VBG/3/acl on/IN/4/prep grass/NN/5/pobj ././3/punct"
+    )
+    assert ("dog", "grass", "walk on") in got
+
+
+def test_fragment_with_a_long_participle_phrase_is_a_compound() -> None:
+    """ "a dog wading in the water with a ball": the participle heads, the noun is its compound."""
+    spec = (
+        "a/DT/2/det dog/NN/0/ROOT wading/VBG/2/acl in/IN/3/prep the/DT/6/det water/NN/4/pobj "
+        "with/IN/3/prep a/DT/9/det ball/NN/7/pobj"
+    )
+    got = fragment_tuples(spec)
+    assert {("wading", "dog"), ("wading", "water", "in"), ("wading", "ball", "with")} <= got
+    assert ("dog",) not in got and not any(len(t) == 3 and t[0] == "dog" for t in got)
+    # "in front of" counts as two phrases
+    spec = (
+        "a/DT/2/det girl/NN/0/ROOT walking/VBG/2/acl in/IN/3/prep front/NN/4/pobj of/IN/5/prep "
+        "a/DT/8/det tree/NN/6/pobj"
+    )
+    assert ("walking", "girl") in fragment_tuples(spec)
+
+
+def test_copular_caption_without_full_stop_is_no_fragment() -> None:
+    """ "this is a dog walking on grass": a clause, the relation stays."""
+    spec = "this/DT/2/nsubj is/VBZ/0/ROOT a/DT/4/det dog/NN/2/attr walking/VBG/4/acl on/IN/5/prep grass/NN/6/pobj"
+    assert ("dog", "grass", "walk on") in fragment_tuples(spec)
