@@ -70,3 +70,18 @@ def test_misaligned_or_malformed_input_is_rejected(name: str) -> None:
         metric.score(candidates=["a", "b"], references=[["a"], "b"])
     with pytest.raises(ValueError, match="item 0.*candidate must be a string"):
         metric.score(candidates=[None], references=[["a"]])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("name", CONTRACT_METRICS)
+def test_worker_processes_and_progress_chunks_give_the_same_statistics(
+    name: str, corpus: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cands, refs = corpus
+    metric = get_metric(name, tokenizer="none")
+    single = metric.score_tokenized(candidates=cands, references=refs)
+    monkeypatch.setattr(type(metric), "parallel_min_items", 10)  # fork even for this small corpus
+    forked = metric.score_tokenized(candidates=cands, references=refs, workers=2)
+    np.testing.assert_allclose(forked.stats, single.stats, rtol=0, atol=1e-12)
+    monkeypatch.setattr("capeval.metrics.base._CHUNK", 64)  # progress bar: scored in chunks
+    chunked = metric.score_tokenized(candidates=cands, references=refs, progress=True)
+    np.testing.assert_allclose(chunked.stats, single.stats, rtol=0, atol=1e-12)

@@ -30,8 +30,6 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Items per chunk when scoring with a progress bar.
 _CHUNK = 4096
-#: Fewer items than this are always scored in one process (forking costs more than it saves).
-_PARALLEL_MIN_ITEMS = 8192
 
 # The job a forked worker reads (inherited through fork, never pickled).
 _FORK_JOB: tuple[Any, ...] | None = None
@@ -145,6 +143,8 @@ class Metric(abc.ABC):
     higher_is_better: ClassVar[bool] = True
     #: Items are independent given ``prepare()``'s result, so shards may run in worker processes.
     parallel_safe: ClassVar[bool] = True
+    #: Fewer items than this are always scored in one process (forking costs more than it saves).
+    parallel_min_items: ClassVar[int] = 8192
 
     def __init__(self, *, tokenizer: str | Tokenizer = "ptb") -> None:
         self.tokenizer: Tokenizer = get_tokenizer(tokenizer)
@@ -298,7 +298,7 @@ class Metric(abc.ABC):
         workers: int = 1,
     ) -> FloatArray:
         n = len(candidates)
-        if workers > 1 and self.parallel_safe and n >= _PARALLEL_MIN_ITEMS and _can_fork():
+        if workers > 1 and self.parallel_safe and n >= self.parallel_min_items and _can_fork():
             rows = self._collect_forked(candidates, references, prepared, workers)
         elif not progress or n <= _CHUNK:
             rows = self.item_stats(candidates, references, prepared)
