@@ -263,3 +263,29 @@ def test_copular_caption_without_full_stop_is_no_fragment() -> None:
     """ "this is a dog walking on grass": a clause, the relation stays."""
     spec = "this/DT/2/nsubj is/VBZ/0/ROOT a/DT/4/det dog/NN/2/attr walking/VBG/4/acl on/IN/5/prep grass/NN/6/pobj"
     assert ("dog", "grass", "walk on") in fragment_tuples(spec)
+
+
+def test_each_other_is_no_object() -> None:
+    """The PCFG reads "each other" as determiner + adjective: no object, no verb relation."""
+    spec = (
+        "two/CD/2/nummod dogs/NNS/4/nsubj are/VBP/4/aux running/VBG/0/ROOT towards/IN/4/prep "
+        "each/DT/7/det other/NN/5/pobj ././4/punct"
+    )
+    assert tuples(spec) == {("dog", "run"), ("dog", "two"), ("dog",)}
+    # a noun's preposition still relates it ("cat at each other")
+    assert ("cat", "other", "at") in tuples("cat/NN/0/ROOT at/IN/1/prep each/DT/4/det other/NN/2/pobj")
+
+
+def test_subjectless_participle_phrase_attaches_to_the_nearest_noun() -> None:
+    """ "a gray dog sits on a lawn wearing a jacket": the PCFG's low attachment, (lawn, wear, jacket)."""
+    spec = (
+        "a/DT/3/det gray/JJ/3/amod dog/NN/4/nsubj sits/VBZ/0/ROOT on/IN/4/prep a/DT/7/det lawn/NN/5/pobj "
+        "wearing/VBG/4/advcl a/DT/10/det jacket/NN/8/dobj ././4/punct"
+    )
+    assert ("lawn", "jacket", "wear") in tuples(spec)
+    # an adverbial clause with "while" stays on the verb (no relation)
+    spec = (
+        "a/DT/2/det dog/NN/3/nsubj sits/VBZ/0/ROOT on/IN/3/prep grass/NN/4/pobj while/IN/7/mark "
+        "wearing/VBG/3/advcl a/DT/9/det jacket/NN/7/dobj ././3/punct"
+    )
+    assert not any(len(t) == 3 and t[2] == "wear" for t in tuples(spec))

@@ -306,6 +306,22 @@ def _restructure_copulas(tokens: dict[int, Token], e: _Edges, roots: list[int]) 
         e.add(pred, b, "cop")
 
 
+def _attach_participles_low(tokens: dict[int, Token], e: _Edges) -> None:
+    """ "a dog sits on a lawn wearing a jacket": spaCy attaches a subject-less participle
+    phrase to the verb (``advcl``); the PCFG attaches it low, as a reduced relative of the
+    nearest noun before it, (lawn, wear, jacket). Phrases opened by "while", "after" ...
+    (``mark``) stay adverbial clauses."""
+    for gov, v, rel in list(e.edges):
+        if rel != "advcl" or tokens[v].tag != "VBG":
+            continue
+        if e.children(v, ("nsubj", "nsubjpass", "aux", "mark")):
+            continue
+        nouns = [i for i in tokens if i < v and tokens[i].tag.startswith("NN")]
+        if nouns:
+            e.remove(gov, v, rel)
+            e.add(max(nouns), v, "acl")
+
+
 def _process_conjunctions(tokens: dict[int, Token], e: _Edges) -> None:
     # Flatten chains X -conj-> Y -conj-> Z onto X, gather cc words onto the first conjunct.
     changed = True
@@ -365,7 +381,7 @@ def _consistent_tags(
     a noun-tagged clause head with a subject ("a girl peeks through ...": peeks/NNS) becomes
     a verb; a verb-less sentence "DT NOUN NOUNS ..." whose last noun can be a verb ("a dog
     rolls on the ground", parsed as a compound noun) becomes subject + verb; "each other"
-    has a noun "other", as the PCFG tags it; a participle before its noun is an adjective.
+    has an adjective "other", as the PCFG tags it; a participle before its noun is an adjective.
     """
     words = list(words)
     _comma_lists(words)
@@ -378,7 +394,9 @@ def _consistent_tags(
             new = "VBG" if text.lower().endswith("ing") else "VBZ" if tag == "NNS" else "VBP"
             words[i] = (text, new, head, dep)
         elif text.lower() == "other" and i > 0 and words[i - 1][0].lower() == "each":
-            words[i] = (text, "NN", head, dep)
+            # the PCFG's (NP each/DT other/JJ): no object, no verb relation, but a noun's
+            # preposition keeps it ("cat at each other" -> (cat, at, other))
+            words[i] = (text, "JJ", head, dep)
         elif tag == "NNP" and dep == "amod" and text.islower():
             # Lower-cased captions: spaCy's proper-noun tag on an adjective ("green/NNP tennis ball").
             words[i] = (text, "JJ", head, dep)
@@ -679,6 +697,7 @@ def convert_sentence(
             e.remove(g, d, r)
             e.add(g, d, "xcomp")
     _process_conjunctions(tokens, e)
+    _attach_participles_low(tokens, e)
     graph = DepGraph(tokens=tokens, roots=roots)
     for g, d, r in e.edges:
         graph.add_edge(g, d, r)
