@@ -289,3 +289,24 @@ def test_subjectless_participle_phrase_attaches_to_the_nearest_noun() -> None:
         "wearing/VBG/3/advcl a/DT/9/det jacket/NN/7/dobj ././3/punct"
     )
     assert not any(len(t) == 3 and t[2] == "wear" for t in tuples(spec))
+
+
+def test_comma_list_of_subjects_shares_the_verb() -> None:
+    """ "A man , a woman , a girl , and a younger girl look puzzled": spaCy's appos is a list item."""
+    spec = (
+        "a/DT/2/det man/NN/14/nsubj ,/,/2/punct a/DT/5/det woman/NN/2/appos ,/,/5/punct a/DT/8/det "
+        "girl/NN/5/conj ,/,/8/punct and/CC/8/cc a/DT/13/det younger/JJR/13/amod girl/NN/8/conj "
+        "look/VB/0/ROOT ././14/punct"
+    )
+    got = tuples(spec)
+    assert {("man", "look"), ("woman", "look"), ("girl", "look")} <= got
+
+
+def test_fragment_participle_away_from_its_noun_keeps_the_relation() -> None:
+    """ "a boy and girl playing with buckets in a sprinkler": no compound reading across "and girl"."""
+    spec = (
+        "a/DT/2/det boy/NN/0/ROOT and/CC/2/cc girl/NN/2/conj playing/VBG/4/acl with/IN/5/prep "
+        "buckets/NNS/6/pobj in/IN/5/prep a/DT/10/det sprinkler/NN/8/pobj"
+    )
+    got = fragment_tuples(spec)
+    assert ("girl", "bucket", "play with") in got and ("girl",) in got

