@@ -25,6 +25,10 @@ logger = logging.getLogger("capeval")
 
 #: Seconds a writer waits for another process's lock before giving up on caching that batch.
 _BUSY_TIMEOUT_S = 30.0
+#: Attempts (and base pause in seconds) when opening a cache file that other processes are
+#: setting up at the same moment.
+_SETUP_ATTEMPTS = 20
+_SETUP_RETRY_S = 0.05
 #: Keys per ``SELECT ... IN (...)`` query (below SQLite's default variable limit).
 _QUERY_CHUNK = 500
 
@@ -80,23 +84,35 @@ class TupleCache:
             return conn
         # A connection inherited through fork must not be used by the child: open a new one.
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
+            conn = self._open()
         except sqlite3.DatabaseError as exc:
-            conn.close()
             if "locked" in str(exc) or "busy" in str(exc):
                 raise
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             logger.warning("SPICE cache %s is not a valid database (%s); moved to %s", self.path, exc, aside)
             os.replace(self.path, aside)
-            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
+            conn = self._open()
         self._local.conn = conn
         self._local.pid = os.getpid()
         return conn
+
+    def _open(self) -> sqlite3.Connection:
+        """A connection with WAL on and the table created; retries while another process sets up."""
+        for attempt in range(_SETUP_ATTEMPTS):
+            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
+                return conn
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                # Switching a new file to WAL does not wait for other processes doing the same.
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or attempt + 1 == _SETUP_ATTEMPTS:
+                    raise
+                time.sleep(_SETUP_RETRY_S * (attempt + 1))
+        raise sqlite3.OperationalError("unreachable")  # pragma: no cover
 
     def get(self, texts: Iterable[str]) -> dict[str, Tuples]:
         """Cached tuples for those ``texts`` that have a valid entry."""
