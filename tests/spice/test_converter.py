@@ -15,7 +15,7 @@ LEMMATIZER = MorphaLemmatizer(
     {"men": ["man"]},
     {"eaten": ["eat"]},
     {"dog", "tree", "pillow", "bed", "tie", "suit", "sign", "street", "sidewalk", "top", "river", "shirt"},
-    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build"}
+    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "color"}
     | {"run", "bite", "pounce", "get", "dog", "jump", "climb"},
 )
 
@@ -310,3 +310,11 @@ def test_fragment_participle_away_from_its_noun_keeps_the_relation() -> None:
     )
     got = fragment_tuples(spec)
     assert ("girl", "bucket", "play with") in got and ("girl",) in got
+
+
+def test_colored_before_a_noun_stays_a_participle() -> None:
+    """ "brightly colored airplane": the PCFG's VBN, so the attribute is the lemma (airplane, color)."""
+    got = tuples("brightly/RB/2/advmod colored/JJ/3/amod airplane/NN/0/ROOT")
+    assert ("airplane", "color") in got
+    # other pre-nominal participles are adjectives ("fenced area")
+    assert ("area", "fenced") in tuples("the/DT/3/det fenced/VBN/3/amod area/NN/0/ROOT")

