@@ -318,3 +318,14 @@ def test_colored_before_a_noun_stays_a_participle() -> None:
     assert ("airplane", "color") in got
     # other pre-nominal participles are adjectives ("fenced area")
     assert ("area", "fenced") in tuples("the/DT/3/det fenced/VBN/3/amod area/NN/0/ROOT")
+
+
+def test_noun_and_adjective_noun_is_a_coordination() -> None:
+    """ "wearing a hat and red scarf": spaCy's nmod(scarf, hat) + conj(hat, red) is "hat" and "red scarf"."""
+    spec = (
+        "a/DT/2/det woman/NN/9/nsubj wearing/VBG/2/acl a/DT/8/det hat/NN/8/nmod and/CC/5/cc red/JJ/5/conj "
+        "scarf/NN/3/dobj stands/VBZ/0/ROOT ././9/punct"
+    )
+    got = tuples(spec)
+    assert {("woman", "hat", "wear"), ("woman", "scarf", "wear"), ("scarf", "red")} <= got
+    assert ("scarf", "hat") not in got

