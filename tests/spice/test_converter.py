@@ -15,7 +15,7 @@ LEMMATIZER = MorphaLemmatizer(
     {"men": ["man"]},
     {"eaten": ["eat"]},
     {"dog", "tree", "pillow", "bed", "tie", "suit", "sign", "street", "sidewalk", "top", "river", "shirt"},
-    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "color"}
+    {"swim", "surround", "wear", "walk", "tie", "play", "stand", "eat", "build", "color", "ride"}
     | {"run", "bite", "pounce", "get", "dog", "jump", "climb"},
 )
 
@@ -329,3 +329,12 @@ def test_noun_and_adjective_noun_is_a_coordination() -> None:
     got = tuples(spec)
     assert {("woman", "hat", "wear"), ("woman", "scarf", "wear"), ("scarf", "red")} <= got
     assert ("scarf", "hat") not in got
+
+
+def test_fragment_participle_after_a_phrase_keeps_its_relation() -> None:
+    """ "an old man , with a grey beard , riding a bike": only a participle right after its noun is dropped."""
+    spec = (
+        "an/DT/3/det old/JJ/3/amod man/NN/0/ROOT ,/,/3/punct with/IN/3/prep a/DT/8/det grey/JJ/8/amod "
+        "beard/NN/5/pobj ,/,/3/punct riding/VBG/3/acl a/DT/12/det bike/NN/10/dobj"
+    )
+    assert ("man", "bike", "ride") in fragment_tuples(spec)
