@@ -155,3 +155,17 @@ def test_compiled_reference_frequencies_equal_vectorized(monkeypatch: pytest.Mon
 
 
 REFS_SMALL = [["a dog runs", "the dog is running"], ["a cat is sleeping"]]
+
+
+def test_compiled_document_frequencies_equal_the_vectorized_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(6)
+    refs = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 5))]
+            for _ in range(400)]
+    compiled = DocumentFrequencies.from_references(refs, name="x")
+    with monkeypatch.context() as patch:
+        patch.setattr(_cider_kernel, "frequency_table", lambda references, n: None)
+        vectorized = DocumentFrequencies.from_references(refs, name="x")
+    assert compiled.vocab == vectorized.vocab and compiled.n_documents == vectorized.n_documents
+    for field in ("prefix", "last_word", "offsets", "df"):
+        np.testing.assert_array_equal(getattr(compiled, field), getattr(vectorized, field))
+    assert compiled.hash_tables() is compiled._tables[0]  # the index of the same counts, built once

@@ -45,6 +45,7 @@ __all__ = [
     "available",
     "build_tables",
     "encode_frozen",
+    "frequency_table",
     "reference_index",
     "score_batch",
     "score_encoded",
@@ -147,6 +148,38 @@ def reference_index(ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], i
     del n_items
     return GramIndex(n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(),
                      gram_df[:n_grams].copy())
+
+
+def frequency_table(references: Sequence[Sequence[str]], n: int) -> tuple[Any, ...] | None:
+    """Document frequencies of ``references`` in :class:`~capeval.metrics.cider.DocumentFrequencies`' layout.
+
+    Returns ``(vocab, prefix, last_word, offsets, df, index)``: words in id order (first
+    occurrence), then per order the n-gram ids sorted by (prefix id, last word) as the
+    vectorized counter numbers them, and the :class:`GramIndex` of the same counts. None when
+    the words or ``n`` do not fit in packed keys.
+    """
+    ids, lengths, vocab = encode_words([ref for refs in references for ref in refs])
+    if not available(n, len(vocab)):
+        return None
+    starts = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    index = reference_index(ids, starts, _item_start(references, 0), n, len(vocab))
+    offsets, prefix, last_word, df = [0], [], [], []
+    previous = np.zeros(0, dtype=np.uint64)
+    for k in range(1, n + 1):
+        mine = np.flatnonzero(index.gram_order == k)
+        order = np.argsort(index.gram_key[mine], kind="stable")
+        keys = index.gram_key[mine][order]
+        if k == 1:
+            prefix.append(np.full(keys.shape[0], -1, dtype=np.int64))
+        else:  # packed keys sort as (prefix key, last word), i.e. as (prefix id, last word)
+            prefix.append(np.searchsorted(previous, keys >> np.uint64(WORD_BITS)).astype(np.int64) + offsets[k - 2])
+        last_word.append((keys & np.uint64(MAX_WORDS - 1)).astype(np.int64))
+        df.append(index.gram_df[mine][order])
+        offsets.append(offsets[-1] + keys.shape[0])
+        previous = keys
+    return (vocab, np.concatenate(prefix), np.concatenate(last_word), np.asarray(offsets, dtype=np.int64),
+            np.concatenate(df), index)
 
 
 @_jit

@@ -100,6 +100,13 @@ class DocumentFrequencies:
             >>> df.get("a"), df.get("a dog"), df.get("dog a")
             (2, 1, 0)
         """
+        compiled = _cider_kernel.frequency_table(references, n)
+        if compiled is not None:
+            vocab, prefix, last_word, offsets, counts, index = compiled
+            frozen = cls(n_documents=len(references), name=name, n=n, vocab=vocab, prefix=prefix,
+                         last_word=last_word, offsets=offsets, df=counts)
+            frozen._tables.append(index)
+            return frozen
         flat = [ref for refs in references for ref in refs]
         n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
         table = count_ngrams(flat, n=n)
