@@ -278,3 +278,11 @@ def test_train_embeddings_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     from capeval.metrics.learned.embeddings import load_embeddings
 
     assert load_embeddings(str(out)).vectors.shape == (30, 8)
+
+
+@needs_all_features
+def test_shipped_model_was_trained_with_the_current_feature_metrics() -> None:
+    """A change to a feature metric (a SPICE converter version, METEOR data...) must come with a
+    retrained model (`capeval learned train`), or the model card's figures no longer hold."""
+    nneval = NNEval()
+    assert nneval.model.meta["data"]["feature_config"] == nneval.feature_set.fingerprint()
