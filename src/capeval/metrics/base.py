@@ -260,8 +260,24 @@ class Metric(abc.ABC):
         check_inputs(candidates, references, ids)
         if prepared is None:
             prepared = self.prepare(references)
-        stats = self._collect(candidates, references, prepared, progress, workers)
-        return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids)
+        stats, details = self.collect(candidates, references, prepared, progress=progress, workers=workers)
+        return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids, details=details)
+
+    def collect(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Any,
+        *,
+        progress: bool = False,
+        workers: int = 1,
+    ) -> tuple[FloatArray, Sequence[Any] | None]:
+        """Statistics rows of validated, tokenized items, and optional per-item details.
+
+        The step :meth:`score_tokenized` runs between validation and reduction; a metric whose
+        items carry more than numbers (SPICE's tuples) overrides it to return them.
+        """
+        return self._collect(candidates, references, prepared, progress, workers), None
 
     def result_from_stats(
         self,

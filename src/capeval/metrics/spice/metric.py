@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from capeval.metrics.base import CorpusResult, FloatArray, Metric, check_inputs
+from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.spice.cache import TupleCache, default_cache_path
 from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
 from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed
@@ -200,26 +200,22 @@ class SPICE(Metric):
                 out[prefix + suffix] = value
         return out
 
-    def score_tokenized(
+    def collect(
         self,
-        *,
         candidates: Sequence[str],
         references: Sequence[Sequence[str]],
-        ids: Sequence[Any] | None = None,
-        prepared: Any = None,
+        prepared: Any,
+        *,
         progress: bool = False,
         workers: int = 1,
-    ) -> CorpusResult:
-        """Score tokenized captions; the result carries per-item tuples in ``details``.
+    ) -> tuple[FloatArray, Sequence[Any] | None]:
+        """Statistics rows and, with ``detailed``, the per-item tuples (the result's ``details``).
 
         Parsing dominates the cost and is batched over all distinct captions at once, so
         ``progress`` and ``workers`` are accepted for interface compatibility and ignored.
         """
-        check_inputs(candidates, references, ids)
         stats, details = self._score_items(candidates, references)
-        return self.result_from_stats(
-            stats, prepared=prepared, references=references, ids=ids, details=details if self.detailed else None
-        )
+        return stats, details if self.detailed else None
 
     # --- parsing ------------------------------------------------------------------------------
     def _cache_store(self) -> TupleCache | None:
