@@ -332,3 +332,65 @@ def test_fragment_participle_away_from_its_noun_has_no_relation() -> None:
     assert ("girl",) in got and ("boy",) in got
     assert not any(len(t) == 3 and t[2].startswith("play") for t in got)
     assert not any(t[0] == "playing" for t in got)
+
+
+def _tuples_with(spec: str, nouns: set[str], verbs: set[str]) -> set[tuple[str, ...]]:
+    lemmatizer = MorphaLemmatizer({}, {}, nouns, verbs)
+    return {tuple(t) for t in extract_tuples(convert_sentence(parse(spec), lemmatizer))}
+
+
+def test_subject_read_as_a_compound_of_the_verb_is_the_subject() -> None:
+    """ "a golden retriever plays with a toy .": spaCy hangs "a golden retriever" on "plays"."""
+    got = _tuples_with(
+        "a/DT/4/det golden/JJ/4/amod retriever/NN/4/compound plays/VBZ/0/ROOT with/IN/4/prep a/DT/7/det "
+        "toy/NN/5/pobj ././4/punct",
+        {"retriever", "toy"},
+        {"play"},
+    )
+    assert ("retriever", "toy", "play with") in got
+    assert ("retriever", "golden") in got
+    assert ("play", "golden") not in got
+
+
+def test_subject_on_the_auxiliary_goes_to_the_verb() -> None:
+    """ "A boy is whispering to a girl .": spaCy's nsubj on "is" belongs to "whispering"."""
+    got = _tuples_with(
+        "A/DT/2/det boy/NN/3/nsubj is/VBZ/4/aux whispering/VBG/0/ROOT to/IN/4/prep a/DT/7/det girl/NN/5/pobj "
+        "././4/punct",
+        {"boy", "girl"},
+        {"whisper"},
+    )
+    assert ("boy", "girl", "whisper to") in got
+
+
+def test_adjective_tagged_object_with_an_article_is_a_noun() -> None:
+    """ "on a grassy plain" (plain/RB), "in a uniform" (uniform/JJ): the PCFG's noun."""
+    got = _tuples_with(
+        "A/DT/2/det crowd/NN/4/nsubj is/VBZ/4/aux gathering/VBG/0/ROOT on/IN/4/prep a/DT/8/det grassy/JJ/8/amod "
+        "plain/RB/5/pobj ././4/punct",
+        {"crowd", "plain"},
+        {"gather"},
+    )
+    assert ("crowd", "plain", "gather on") in got
+    assert ("plain",) in got
+    # "the other" is no noun
+    got = _tuples_with("dogs/NNS/2/nsubj chase/VBP/0/ROOT the/DT/4/det other/JJ/2/dobj", {"dog", "other"}, {"chase"})
+    assert ("other",) not in got
+
+
+def test_preposition_under_a_particle_attaches_to_the_verb() -> None:
+    """ "A black dog jumping off of a dock .": spaCy hangs "of" on the particle "off"."""
+    got = _tuples_with(
+        "A/DT/3/det black/JJ/3/amod dog/NN/4/nsubj jumping/VBG/0/ROOT off/IN/4/prt of/IN/5/prep a/DT/8/det "
+        "dock/NN/6/pobj ././4/punct",
+        {"dog", "dock"},
+        {"jump"},
+    )
+    assert ("dog", "dock", "jump off of") in got
+    got = _tuples_with(
+        "A/DT/2/det hawk/NN/3/nsubj flies/VBZ/0/ROOT down/RB/3/advmod towards/IN/4/prep the/DT/7/det "
+        "grass/NN/5/pobj ././3/punct",
+        {"hawk", "grass"},
+        {"fly"},
+    )
+    assert ("hawk", "grass", "fly towards") in got

