@@ -480,7 +480,7 @@ def _subject_read_as_compound(words: list[tuple[str, str, int, str]]) -> None:
     the verb right but hangs the noun before it on it as a ``compound`` (with the determiner
     and adjectives), leaving the verb without a subject. The PCFG reads subject + verb: the
     noun becomes the ``nsubj`` and takes its modifiers along."""
-    for v, (text, tag, head, dep) in enumerate(words):
+    for v, (_text, tag, _head, dep) in enumerate(words):
         if tag not in ("VBZ", "VBP", "VBD") or dep != "ROOT" or v == 0:
             continue
         s = v - 1
