@@ -394,3 +394,14 @@ def test_preposition_under_a_particle_attaches_to_the_verb() -> None:
         {"fly"},
     )
     assert ("hawk", "grass", "fly towards") in got
+
+
+def test_noun_after_and_hung_on_the_verb_is_a_conjunct() -> None:
+    """ "A child with a pink headband and blue shirt smiling .": "shirt" is no compound of "smiling"."""
+    got = _tuples_with(
+        "A/DT/2/det child/NN/10/nsubj with/IN/2/prep a/DT/6/det pink/JJ/6/amod headband/NN/3/pobj and/CC/6/cc "
+        "blue/JJ/9/amod shirt/NN/10/compound smiling/VBG/0/ROOT ././10/punct",
+        {"child", "headband", "shirt"},
+        {"smile"},
+    )
+    assert {("child", "headband", "with"), ("child", "shirt", "with"), ("shirt", "blue")} <= got

