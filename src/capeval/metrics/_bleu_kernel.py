@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from capeval.metrics import _numba
+from capeval.metrics.ngrams import bounds
 
 __all__ = ["available", "clipped_matches"]
 
@@ -37,11 +38,7 @@ def clipped_matches(words: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]
         words, lengths: Encoded sentences: the ``n_items`` candidates, then the references
             item by item (``n_refs[i]`` for item ``i``).
     """
-    starts = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    first_ref = np.zeros(n_items + 1, dtype=np.int64)
-    np.cumsum(n_refs, out=first_ref[1:])
-    return _clipped(words, starts, n_items, first_ref + n_items, n)
+    return _clipped(words, bounds(lengths), n_items, bounds(n_refs) + n_items, n)
 
 
 @_numba.jit

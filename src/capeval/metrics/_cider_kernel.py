@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from capeval.metrics import _numba
-from capeval.metrics.ngrams import encode_words, ranks_within
+from capeval.metrics.ngrams import bounds, encode_words, ranks_within
 
 __all__ = [
     "GramIndex",
@@ -130,8 +130,7 @@ def reference_index(ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], i
 
     A document is an item: an n-gram counts once per item whose references contain it.
     """
-    n_items = item_start.shape[0] - 1
-    lengths = np.diff(starts[item_start[0]: item_start[-1] + 1])
+    lengths = np.diff(starts[item_start[0] : item_start[-1] + 1])
     capacity = int(np.maximum(lengths[:, None] - np.arange(n)[None, :], 0).sum()) + 1
     gram_key = np.empty(capacity, dtype=np.uint64)  # upper bounds: only the pages written are touched
     gram_order = np.empty(capacity, dtype=np.int64)
@@ -145,7 +144,6 @@ def reference_index(ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], i
         # arrays fixed, which numba compiles much better).
         slot_gram = _index(gram_key, gram_order, int(state[1]), 2 * slot_gram.shape[0])
     n_grams = int(state[1])
-    del n_items
     return GramIndex(n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(),
                      gram_df[:n_grams].copy())
 
@@ -158,12 +156,12 @@ def frequency_table(references: Sequence[Sequence[str]], n: int) -> tuple[Any, .
     vectorized counter numbers them, and the :class:`GramIndex` of the same counts. None when
     the words or ``n`` do not fit in packed keys.
     """
-    ids, lengths, vocab = encode_words([ref for refs in references for ref in refs])
-    if not available(n, len(vocab)):
+    encoded = _encode([ref for refs in references for ref in refs], n)
+    if encoded is None:
         return None
-    starts = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    index = reference_index(ids, starts, _item_start(references, 0), n, len(vocab))
+    ids, starts, vocab = encoded
+    n_refs = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    index = reference_index(ids, starts, bounds(n_refs), n, len(vocab))
     offsets, prefix, last_word, df = [0], [], [], []
     previous = np.zeros(0, dtype=np.uint64)
     for k in range(1, n + 1):
@@ -223,8 +221,7 @@ def encode_frozen(sentences: Sequence[str], word_index: dict[str, int],
     one per distinct word. Returns None when the ids do not fit in a packed key.
     """
     parts = [s.split() for s in sentences]
-    starts = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=starts[1:])
+    starts = bounds(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)))
     flat = list(chain.from_iterable(parts))
     ids = np.fromiter(map(word_index.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
     unseen = np.flatnonzero(ids < 0)
@@ -236,48 +233,46 @@ def encode_frozen(sentences: Sequence[str], word_index: dict[str, int],
     return ids, starts
 
 
-def score_batch(candidates: Sequence[str], cand_item: npt.NDArray[np.int64], references: Sequence[Sequence[str]],
-                word_index: dict[str, int], index: GramIndex, n_documents: int, *, n: int, sigma: float | None,
-                clip: bool, scale: float) -> npt.NDArray[np.float64] | None:
+def score_batch(candidates: Sequence[str], cand_item: npt.NDArray[np.int64], flat_refs: Sequence[str],
+                n_refs: npt.NDArray[np.int64], word_index: dict[str, int], index: GramIndex, n_documents: int, *,
+                n: int, sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64] | None:
     """Score tokenized candidates against the references of their items, with frozen frequencies.
 
+    ``flat_refs`` are the references item by item, ``n_refs[i]`` of them for item ``i``;
     ``word_index`` and ``index`` are the frozen corpus's vocabulary and n-gram index. Returns
     None when the batch's words do not fit in packed keys (the caller then uses the vectorized
     path). Other arguments as in :func:`score_encoded`; inputs are already validated.
     """
-    flat_refs = [ref for refs in references for ref in refs]
     encoded = encode_frozen([*candidates, *flat_refs], word_index, index.n_vocab)
     if encoded is None:
         return None
     ids, starts = encoded
-    item_start = _item_start(references, len(candidates))
-    return score_encoded(index, ids, starts, len(candidates), cand_item, item_start, n_documents, n=n, sigma=sigma,
-                         clip=clip, scale=scale)
+    return score_encoded(index, ids, starts, len(candidates), cand_item, bounds(n_refs) + len(candidates),
+                         n_documents, n=n, sigma=sigma, clip=clip, scale=scale)
 
 
 def score_with_reference_frequencies(candidates: Sequence[str], cand_item: npt.NDArray[np.int64],
-                                     references: Sequence[Sequence[str]], *, n: int, sigma: float | None, clip: bool,
-                                     scale: float) -> npt.NDArray[np.float64] | None:
-    """Score with document frequencies counted over ``references`` (one document per item), as
-    the official scorer does. None when the words or ``n`` do not fit in packed keys."""
-    flat_refs = [ref for refs in references for ref in refs]
-    ids, lengths, vocab = encode_words([*candidates, *flat_refs])
-    if not available(n, len(vocab)):
+                                     flat_refs: Sequence[str], n_refs: npt.NDArray[np.int64], *, n: int,
+                                     sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64] | None:
+    """Score with document frequencies counted over the references (one document per item), as
+    the official scorer does. Arguments as in :func:`score_batch`. None when the words or ``n``
+    do not fit in packed keys."""
+    encoded = _encode([*candidates, *flat_refs], n)
+    if encoded is None:
         return None
-    starts = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    item_start = _item_start(references, len(candidates))
+    ids, starts, vocab = encoded
+    item_start = bounds(n_refs) + len(candidates)
     index = reference_index(ids, starts, item_start, n, len(vocab))
-    return score_encoded(index, ids, starts, len(candidates), cand_item, item_start, len(references), n=n,
+    return score_encoded(index, ids, starts, len(candidates), cand_item, item_start, n_refs.shape[0], n=n,
                          sigma=sigma, clip=clip, scale=scale)
 
 
-def _item_start(references: Sequence[Sequence[str]], first: int) -> npt.NDArray[np.int64]:
-    """Sentence index of each item's first reference (references follow ``first`` candidates), and the end."""
-    item_start = np.full(len(references) + 1, first, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, references), dtype=np.int64, count=len(references)), out=item_start[1:])
-    item_start[1:] += first
-    return item_start
+def _encode(sentences: Sequence[str], n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Any] | None:
+    """Word ids, sentence bounds and vocabulary of ``sentences``; None if they do not fit the kernel."""
+    ids, lengths, vocab = encode_words(sentences)
+    if not available(n, len(vocab)):
+        return None
+    return ids, bounds(lengths), vocab
 
 
 def score_encoded(index: GramIndex, ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], n_cands: int,
@@ -314,8 +309,7 @@ def score_encoded(index: GramIndex, ids: npt.NDArray[np.int64], starts: npt.NDAr
         picked = np.flatnonzero((cand_item >= a) & (cand_item < b))
         sentences = np.concatenate([picked, np.arange(item_start[a], item_start[b], dtype=np.int64)])
         lengths = starts[sentences + 1] - starts[sentences]
-        chunk_starts = np.zeros(sentences.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=chunk_starts[1:])
+        chunk_starts = bounds(lengths)
         chunk_ids = ids[np.repeat(starts[sentences], lengths) + ranks_within(lengths)]
         chunk_item_start = item_start[a : b + 1] - item_start[a] + picked.shape[0]
         scores[picked] = _score(chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start,

@@ -302,18 +302,19 @@ class _CIDErBase(MeanMetric):
         n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=n_items)
         if (n_refs == 0).any():
             raise ValueError(f"item {int(np.flatnonzero(n_refs == 0)[0])}: no reference captions")
-        first_ref = np.cumsum(n_refs) - n_refs
         flat_refs = [ref for refs in references for ref in refs]
         frozen = df if df is not None else self.df
         compiled = dict(n=self.n, sigma=self.sigma, clip=self.clip, scale=self.scale)
         scores = None
         if frozen is None and _cider_kernel.available(self.n, 0):
-            scores = _cider_kernel.score_with_reference_frequencies(candidates, item_of_cand, references, **compiled)
+            scores = _cider_kernel.score_with_reference_frequencies(candidates, item_of_cand, flat_refs, n_refs,
+                                                                    **compiled)
         elif frozen is not None and _cider_kernel.available(self.n, len(frozen.vocab)):
-            scores = _cider_kernel.score_batch(candidates, item_of_cand, references, frozen._word_index,
+            scores = _cider_kernel.score_batch(candidates, item_of_cand, flat_refs, n_refs, frozen._word_index,
                                                frozen.hash_tables(), frozen.n_documents, **compiled)
         if scores is not None:
             return scores
+        first_ref = np.cumsum(n_refs) - n_refs
         table = count_ngrams([*candidates, *flat_refs], n=self.n)
         n_ref_sents = len(flat_refs)
         ref_item = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)

@@ -25,6 +25,7 @@ from capeval.metrics import _numba
 __all__ = [
     "IntArray",
     "NgramTable",
+    "bounds",
     "count_ngrams",
     "encode_words",
     "group_runs",
@@ -57,6 +58,13 @@ def sort_with_positions(keys: IntArray) -> tuple[IntArray, IntArray]:
         return packed >> pos_bits, order
     order = np.argsort(keys, kind="stable").astype(np.int64)
     return keys[order], order
+
+
+def bounds(counts: IntArray) -> IntArray:
+    """Where each group of size ``c`` starts, then the total: ``[2, 3] -> [0, 2, 5]``."""
+    out = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
 
 
 def ranks_within(counts: IntArray) -> IntArray:

@@ -36,7 +36,7 @@ import numpy as np
 
 from capeval.metrics import _numba
 from capeval.metrics.base import FloatArray, MeanMetric
-from capeval.metrics.ngrams import IntArray, encode_words, group_runs, ranks_within, sort_with_positions
+from capeval.metrics.ngrams import IntArray, bounds, encode_words, group_runs, ranks_within, sort_with_positions
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["ROUGEL", "ROUGEN", "ROUGES", "lcs_against_candidates", "lcs_lengths"]
@@ -147,7 +147,7 @@ def _lcs_from_scan(t_major: Any, active: IntArray, width: IntArray) -> IntArray:
     of step 1 for the first ``active[1]``, and so on; ``width[i]`` is vector ``i``'s length in bits.
     """
     v = np.full(width.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
-    step_start = np.concatenate(([0], np.cumsum(active)))
+    step_start = bounds(active)
     for t, n_active in enumerate(active.tolist()):
         m = t_major[step_start[t] : step_start[t + 1]]
         va = v[:n_active]
