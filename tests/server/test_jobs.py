@@ -33,6 +33,11 @@ def _upload(server, token, phase="val", ids=None):
     return r.json()["id"]
 
 
+def _worker_command(server, *args):
+    """The command line of a worker process on the server's database, with extra arguments."""
+    return [sys.executable, "-m", "capeval.server.worker", "--database-url", server.settings.database_url, *args]
+
+
 def _job(server, submission_id):
     with server.db.read() as session:
         return session.scalars(select(Job).where(Job.submission_id == submission_id).order_by(Job.id.desc())).first()
@@ -60,20 +65,7 @@ def _crash_and_recover(server):
     server.run_jobs()  # the demo baselines
     sid = _upload(server, server.register("alice"))
     doomed = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "capeval.server.worker",
-            "--database-url",
-            server.settings.database_url,
-            "--lease-seconds",
-            "2",
-            "--debug-delay",
-            "60",
-            "--worker-id",
-            "doomed",
-            "--once",
-        ],
+        _worker_command(server, "--lease-seconds", "2", "--debug-delay", "60", "--worker-id", "doomed", "--once"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -178,7 +170,7 @@ def test_references_parsed_once_per_split(server):
 def test_worker_cli_scores_with_the_jobs_scorer(tmp_path):
     server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
     done = subprocess.run(
-        [sys.executable, "-m", "capeval.server.worker", "--database-url", server.settings.database_url, "--once"],
+        _worker_command(server, "--once"),
         capture_output=True,
         text=True,
         timeout=120,
@@ -196,12 +188,8 @@ def test_stuck_job_times_out_and_worker_process_exits(tmp_path):
     server.run_jobs()
     sid = _upload(server, server.register("alice"))
     stuck = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "capeval.server.worker",
-            "--database-url",
-            server.settings.database_url,
+        _worker_command(
+            server,
             "--lease-seconds",
             "1.5",
             "--job-timeout",
@@ -211,7 +199,7 @@ def test_stuck_job_times_out_and_worker_process_exits(tmp_path):
             "--worker-id",
             "stuck",
             "--once",
-        ],
+        ),
         capture_output=True,
         text=True,
         timeout=60,

@@ -310,11 +310,8 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
         return render(request, "error.html", status=status, status_code=status, code=code, detail=detail)
 
     @app.exception_handler(ServiceError)
-    async def _service_error(request: Request, exc: ServiceError) -> Response:
-        return error_response(request, exc.status, exc.code, exc.message)
-
     @app.exception_handler(UploadError)
-    async def _upload_error(request: Request, exc: UploadError) -> Response:
+    async def _refused(request: Request, exc: ServiceError | UploadError) -> Response:
         return error_response(request, exc.status, exc.code, exc.message)
 
     @app.exception_handler(HTTPException)
