@@ -52,6 +52,15 @@ def _matrix(rows: Any, where: str) -> FloatArray:
     return m
 
 
+def _read_json(path: PathLike, where: str) -> Any:
+    """The JSON content of ``path``; ``where`` names the file in the error."""
+    with open(path, encoding="utf-8") as handle:
+        try:
+            return json.load(handle)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: invalid JSON ({exc.msg})") from None
+
+
 def read_score_matrix(path: PathLike) -> ScoreMatrix:
     """Read a score matrix from ``.npy``, ``.csv`` or ``.json``.
 
@@ -96,11 +105,7 @@ def read_score_matrix(path: PathLike) -> ScoreMatrix:
                     raise ValueError(f"{where}: data row {i + 1}, column {j + 1}: {cell!r} is not a number")
         return ScoreMatrix(_matrix([[float(c) for c in r] for r in rows], where), queries, pool)
     if suffix == ".json":
-        with open(path, encoding="utf-8") as handle:
-            try:
-                data = json.load(handle)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: invalid JSON ({exc.msg})") from None
+        data = _read_json(path, where)
         if isinstance(data, dict):
             if "scores" not in data:
                 raise ValueError(f"{where}: expected a 'scores' field")
@@ -123,11 +128,7 @@ def read_ranked_lists(path: PathLike) -> ScoreMatrix:
         ValueError: on a missing field, an unknown or repeated pool id (naming the query).
     """
     where = os.fspath(path)
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: invalid JSON ({exc.msg})") from None
+    data = _read_json(path, where)
     if not isinstance(data, dict) or "pool" not in data or "rankings" not in data:
         raise ValueError(f"{where}: expected {{'pool': [...], 'rankings': {{query: [pool ids]}}}}")
     pool = [str(p) for p in data["pool"]]
@@ -161,11 +162,7 @@ def read_gold(path: PathLike, matrix: ScoreMatrix | None = None) -> list[int]:
         ValueError: on malformed content or ids missing from the matrix labels.
     """
     where = os.fspath(path)
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: invalid JSON ({exc.msg})") from None
+    data = _read_json(path, where)
     if isinstance(data, dict) and "pool_to_query" in data:
         data = data["pool_to_query"]
     if isinstance(data, list):
