@@ -84,6 +84,23 @@ def test_thumb() -> None:
     assert all(len(r) == 4 for r in j.references)
 
 
+def test_select_keeps_every_field_in_order() -> None:
+    j = load_thumb(DATA / "thumb_head250.jsonl", DATA / "thumb_references_head.jsonl")
+    keep = [7, 2, 100]
+    sub = j.select(keep)
+    assert sub.name == j.name
+    assert sub.ids == tuple(j.ids[i] for i in keep)
+    assert sub.image_ids == tuple(j.image_ids[i] for i in keep)
+    assert sub.candidates == tuple(j.candidates[i] for i in keep)
+    assert sub.references == tuple(j.references[i] for i in keep)
+    assert sub.systems == tuple((j.systems or ())[i] for i in keep)
+    np.testing.assert_array_equal(sub.ratings, j.ratings[keep])
+    assert set(sub.columns) == set(j.columns)
+    for name, values in sub.columns.items():
+        np.testing.assert_array_equal(values, j.columns[name][keep])
+    assert load_flickr8k_expert_tsv(DATA / "flickr8k_expert_dev_head300.tsv").select([0]).systems is None
+
+
 def test_thumb_malformed(tmp_path: Path) -> None:
     record = json.loads((DATA / "thumb_head250.jsonl").read_text().splitlines()[0])
     del record["human_score"]

@@ -116,17 +116,7 @@ def _without_systems(judgments: HumanJudgments, excluded: Sequence[str]) -> Huma
         raise CLIError(
             f"no system {unknown[0]!r} in {judgments.name} (systems: {', '.join(dict.fromkeys(judgments.systems))})"
         )
-    keep = [i for i, s in enumerate(judgments.systems) if s not in excluded]
-    return HumanJudgments(
-        judgments.name,
-        tuple(judgments.ids[i] for i in keep),
-        tuple(judgments.image_ids[i] for i in keep),
-        tuple(judgments.candidates[i] for i in keep),
-        tuple(judgments.references[i] for i in keep),
-        judgments.ratings[keep],
-        tuple(judgments.systems[i] for i in keep),
-        {k: v[keep] for k, v in judgments.columns.items()},
-    )
+    return judgments.select([i for i, s in enumerate(judgments.systems) if s not in excluded])
 
 
 def _plot_path(path: str, suffix: str) -> str:

@@ -273,18 +273,8 @@ def build_training_data(
 
 def _thumb_head_images(thumb: HumanJudgments, n_images: int) -> HumanJudgments:
     """All captions of the first ``n_images`` THumB segments (for quick runs)."""
-    segments = list(dict.fromkeys(str(i).split("/", 1)[1] for i in thumb.ids))[:n_images]
-    keep = [k for k, i in enumerate(thumb.ids) if str(i).split("/", 1)[1] in set(segments)]
-    return HumanJudgments(
-        thumb.name,
-        tuple(thumb.ids[k] for k in keep),
-        tuple(thumb.image_ids[k] for k in keep),
-        tuple(thumb.candidates[k] for k in keep),
-        tuple(thumb.references[k] for k in keep),
-        thumb.ratings[keep],
-        tuple((thumb.systems or ())[k] for k in keep),
-        {c: v[keep] for c, v in thumb.columns.items()},
-    )
+    segments = set(list(dict.fromkeys(str(i).split("/", 1)[1] for i in thumb.ids))[:n_images])
+    return thumb.select([k for k, i in enumerate(thumb.ids) if str(i).split("/", 1)[1] in segments])
 
 
 def _tau_c(scores: np.ndarray, ratings: np.ndarray) -> float:

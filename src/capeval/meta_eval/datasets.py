@@ -114,6 +114,20 @@ class HumanJudgments:
             {k: v[:n] for k, v in self.columns.items()},
         )
 
+    def select(self, indices: Sequence[int]) -> HumanJudgments:
+        """The items at ``indices``, in that order (e.g. all items but those of some systems)."""
+        keep = list(indices)
+        return HumanJudgments(
+            self.name,
+            tuple(self.ids[i] for i in keep),
+            tuple(self.image_ids[i] for i in keep),
+            tuple(self.candidates[i] for i in keep),
+            tuple(self.references[i] for i in keep),
+            self.ratings[keep],
+            None if self.systems is None else tuple(self.systems[i] for i in keep),
+            {k: v[keep] for k, v in self.columns.items()},
+        )
+
 
 @dataclass(frozen=True)
 class PairwiseJudgments:
@@ -144,6 +158,30 @@ class PairwiseJudgments:
     def preference(self) -> FloatArray:
         """``votes_a - votes_b``: positive when humans preferred A."""
         return self.votes_a - self.votes_b
+
+
+def _judgments(
+    name: str,
+    ids: Sequence[Hashable],
+    images: Sequence[Hashable],
+    candidates: Sequence[str],
+    references: Sequence[tuple[str, ...]],
+    ratings: Sequence[Sequence[float]],
+    *,
+    systems: Sequence[str] | None = None,
+    columns: Mapping[str, Sequence[float]] | None = None,
+) -> HumanJudgments:
+    """A :class:`HumanJudgments` from the per-item lists a loader collected."""
+    return HumanJudgments(
+        name,
+        tuple(ids),
+        tuple(images),
+        tuple(candidates),
+        tuple(references),
+        np.asarray(ratings, float),
+        None if systems is None else tuple(systems),
+        {c: np.asarray(v) for c, v in (columns or {}).items()},
+    )
 
 
 def _read_lines(path: PathLike) -> list[str]:
@@ -256,17 +294,8 @@ def load_flickr8k(
         refs.append(tuple(own))
     if not ids:
         raise ValueError(f"{annotations}: no judgments")
-    columns = {k: np.asarray(v) for k, v in extra.items() if v}
-    return HumanJudgments(
-        f"flickr8k-{kind}",
-        tuple(ids),
-        tuple(images),
-        tuple(cands),
-        tuple(refs),
-        np.asarray(ratings, float),
-        None,
-        columns,
-    )
+    columns = {k: v for k, v in extra.items() if v}
+    return _judgments(f"flickr8k-{kind}", ids, images, cands, refs, ratings, columns=columns)
 
 
 def load_flickr8k_expert_tsv(path: PathLike) -> HumanJudgments:
@@ -309,16 +338,7 @@ def load_flickr8k_expert_tsv(path: PathLike) -> HumanJudgments:
                 extra[c].append(_number(row[c], where, c))
     if not ids:
         raise ValueError(f"{path}: no rows")
-    return HumanJudgments(
-        "flickr8k-expert",
-        tuple(ids),
-        tuple(images),
-        tuple(cands),
-        tuple(refs),
-        np.asarray(ratings, float),
-        None,
-        {c: np.asarray(v) for c, v in extra.items()},
-    )
+    return _judgments("flickr8k-expert", ids, images, cands, refs, ratings, columns=extra)
 
 
 def _jsonl(path: PathLike) -> list[tuple[int, dict[str, Any]]]:
@@ -381,16 +401,7 @@ def load_thumb(judgments: PathLike, references: PathLike) -> HumanJudgments:
             extra[c].append(_number(str(record[c]), where, c))
     if not ids:
         raise ValueError(f"{judgments}: no judgments")
-    return HumanJudgments(
-        "thumb",
-        tuple(ids),
-        tuple(images),
-        tuple(cands),
-        tuple(refs_out),
-        np.asarray(ratings, float),
-        tuple(systems),
-        {c: np.asarray(v) for c, v in extra.items()},
-    )
+    return _judgments("thumb", ids, images, cands, refs_out, ratings, systems=systems, columns=extra)
 
 
 def _mat_scalar(value: Any) -> Any:
@@ -571,16 +582,7 @@ def load_composite(
         log.warning("%s: skipped %d row(s) without an image URL or with too few fields", path, skipped)
     if not ids:
         raise ValueError(f"{path}: no judgments")
-    return HumanJudgments(
-        f"composite-{Path(path).stem}",
-        tuple(ids),
-        tuple(images),
-        tuple(cands),
-        tuple(refs),
-        np.asarray(ratings, float),
-        None,
-        {},
-    )
+    return _judgments(f"composite-{Path(path).stem}", ids, images, cands, refs, ratings)
 
 
 def load_coco_captions(path: PathLike) -> dict[int, list[str]]:
