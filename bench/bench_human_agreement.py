@@ -33,16 +33,6 @@ from capeval import get_metric
 from capeval.meta_eval import human_agreement, load_coco_captions
 
 ORACLE = Path("/tmp/capeval-oracle")
-#: capeval output name -> official COCO name.
-OFFICIAL = {
-    "bleu-1": "Bleu_1",
-    "bleu-2": "Bleu_2",
-    "bleu-3": "Bleu_3",
-    "bleu-4": "Bleu_4",
-    "meteor": "METEOR",
-    "rouge-l": "ROUGE_L",
-    "cider-d": "CIDEr",
-}
 
 
 def _official_run(shared: Path, human_dir: Path) -> tuple[dict[str, float], float]:
@@ -93,6 +83,8 @@ def main() -> int:
         captions = {k: v[:5] for k, v in load_coco_captions(args.annotations).items()}
         tokenizer = "ptb"
     metrics = [get_metric(m, tokenizer=tokenizer) for m in args.metrics.split(",")]
+    # capeval output name -> official COCO name.
+    official_names = {out: name for m in metrics for out, name in m.official_names.items()}
     print(f"{len(captions):,} images, metrics {args.metrics}, tokenizer {tokenizer}")
 
     fold1 = human_agreement(captions, metrics, folds=[0])
@@ -105,7 +97,7 @@ def main() -> int:
 
     print(f"\n{'score':<8} {'official':>10} {'capeval':>10} {'diff':>10}   (fold 1: caption 1 vs captions 2-5)")
     for name in table.columns:
-        ref = official_corpus.get(OFFICIAL.get(name, ""), float("nan"))
+        ref = official_corpus.get(official_names.get(name, ""), float("nan"))
         ours = fold1.folds[0][name]
         print(f"{name:<8} {ref:>10.6f} {ours:>10.6f} {ours - ref:>10.2e}")
     print("\nleave-one-out table (mean of 5 folds):")
