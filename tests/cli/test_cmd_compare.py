@@ -31,16 +31,17 @@ def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return refs, base, system
 
 
+def _compare(refs: Path, base: Path, system: Path, *options: str) -> list[str]:
+    """``capeval compare`` arguments for the files of :func:`_files`, then ``options``."""
+    return ["compare", "--references", str(refs), "--baseline", str(base), "--system", str(system), *options]
+
+
 def test_compare_table_matches_library(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refs, base, system = _files(tmp_path)
-    args = [
-        "compare",
-        "--references",
-        str(refs),
-        "--baseline",
-        str(base),
-        "--system",
-        str(system),
+    args = _compare(
+        refs,
+        base,
+        system,
         "--metrics",
         "bleu,cider-d",
         "--tokenizer",
@@ -54,7 +55,7 @@ def test_compare_table_matches_library(tmp_path: Path, capsys: pytest.CaptureFix
         "--format",
         "csv",
         "--quiet",
-    ]
+    )
     assert main(args) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["metric"] for r in rows] == ["bleu-1", "bleu-2", "bleu-3", "bleu-4", "cider-d"]
@@ -76,14 +77,10 @@ def test_compare_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     refs, base, system = _files(tmp_path)
     assert (
         main(
-            [
-                "compare",
-                "--references",
-                str(refs),
-                "--baseline",
-                str(base),
-                "--system",
-                str(system),
+            _compare(
+                refs,
+                base,
+                system,
                 "--metrics",
                 "rouge-l",
                 "--tokenizer",
@@ -95,7 +92,7 @@ def test_compare_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str])
                 "--methods",
                 "bootstrap",
                 "--quiet",
-            ]
+            )
         )
         == 0
     )
@@ -106,22 +103,5 @@ def test_compare_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_compare_mismatched_images(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refs, base, system = _files(tmp_path)
     system.write_text(json.dumps([{"image_id": 0, "caption": "a dog"}]))
-    assert (
-        main(
-            [
-                "compare",
-                "--references",
-                str(refs),
-                "--baseline",
-                str(base),
-                "--system",
-                str(system),
-                "--metrics",
-                "rouge-l",
-                "--tokenizer",
-                "ws",
-            ]
-        )
-        == 2
-    )
+    assert main(_compare(refs, base, system, "--metrics", "rouge-l", "--tokenizer", "ws")) == 2
     assert "must cover the same images" in capsys.readouterr().err

@@ -16,6 +16,18 @@ pytest.importorskip("matplotlib")
 
 DATA = Path(__file__).parents[1] / "data" / "meta_eval"
 F8K = str(DATA / "flickr8k_expert_dev_head300.tsv")
+#: ``capeval correlate`` on the Flickr8K-Expert fixture; tests append their options.
+F8K_ARGS = ["correlate", "--dataset", "flickr8k-expert-tsv", "--judgments", F8K]
+#: ``capeval correlate`` on the THumB fixture.
+THUMB_ARGS = [
+    "correlate",
+    "--dataset",
+    "thumb",
+    "--judgments",
+    str(DATA / "thumb_head250.jsonl"),
+    "--references",
+    str(DATA / "thumb_references_head.jsonl"),
+]
 
 
 def _csv(text: str) -> list[dict[str, str]]:
@@ -25,11 +37,7 @@ def _csv(text: str) -> list[dict[str, str]]:
 def test_flickr8k_spice_column_equals_scipy(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [
-            "correlate",
-            "--dataset",
-            "flickr8k-expert-tsv",
-            "--judgments",
-            F8K,
+            *F8K_ARGS,
             "--metrics",
             "",
             "--columns",
@@ -57,11 +65,7 @@ def test_flickr8k_metric_table_text_latex_and_plot(tmp_path: Path, capsys: pytes
     plot = tmp_path / "scatter.png"
     code = main(
         [
-            "correlate",
-            "--dataset",
-            "flickr8k-expert-tsv",
-            "--judgments",
-            F8K,
+            *F8K_ARGS,
             "--tokenizer",
             "ws",
             "--metrics",
@@ -83,11 +87,7 @@ def test_flickr8k_metric_table_text_latex_and_plot(tmp_path: Path, capsys: pytes
     latex = tmp_path / "t.tex"
     main(
         [
-            "correlate",
-            "--dataset",
-            "flickr8k-expert-tsv",
-            "--judgments",
-            F8K,
+            *F8K_ARGS,
             "--tokenizer",
             "ws",
             "--metrics",
@@ -106,13 +106,7 @@ def test_thumb_system_and_item_level(tmp_path: Path, capsys: pytest.CaptureFixtu
     plot = tmp_path / "thumb.svg"
     code = main(
         [
-            "correlate",
-            "--dataset",
-            "thumb",
-            "--judgments",
-            str(DATA / "thumb_head250.jsonl"),
-            "--references",
-            str(DATA / "thumb_references_head.jsonl"),
+            *THUMB_ARGS,
             "--tokenizer",
             "ws",
             "--metrics",
@@ -150,13 +144,7 @@ def test_system_level_matches_corpus_scores(capsys: pytest.CaptureFixture[str]) 
         human.append(float(np.mean(j.ratings[idx, 0])))
     main(
         [
-            "correlate",
-            "--dataset",
-            "thumb",
-            "--judgments",
-            str(DATA / "thumb_head250.jsonl"),
-            "--references",
-            str(DATA / "thumb_references_head.jsonl"),
+            *THUMB_ARGS,
             "--tokenizer",
             "ws",
             "--metrics",
@@ -184,7 +172,7 @@ def test_system_level_matches_corpus_scores(capsys: pytest.CaptureFixture[str]) 
     ],
 )
 def test_errors(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["correlate", "--dataset", "flickr8k-expert-tsv", "--judgments", F8K, "--tokenizer", "ws", *extra])
+    code = main([*F8K_ARGS, "--tokenizer", "ws", *extra])
     assert code == 2
     assert message in capsys.readouterr().err
 
@@ -273,11 +261,7 @@ def test_kappa_columns_and_cumulative_plot(tmp_path: Path, capsys: pytest.Captur
     assert (
         main(
             [
-                "correlate",
-                "--dataset",
-                "flickr8k-expert-tsv",
-                "--judgments",
-                F8K,
+                *F8K_ARGS,
                 "--metrics",
                 "",
                 "--columns",
@@ -299,13 +283,7 @@ def test_kappa_columns_and_cumulative_plot(tmp_path: Path, capsys: pytest.Captur
     assert (
         main(
             [
-                "correlate",
-                "--dataset",
-                "thumb",
-                "--judgments",
-                str(DATA / "thumb_head250.jsonl"),
-                "--references",
-                str(DATA / "thumb_references_head.jsonl"),
+                *THUMB_ARGS,
                 "--tokenizer",
                 "ws",
                 "--metrics",

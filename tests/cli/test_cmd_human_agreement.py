@@ -43,13 +43,16 @@ def _write(tmp_path: Path, captions: dict[int, list[str]]) -> Path:
     return path
 
 
+def _agreement(path: Path, *options: str) -> list[str]:
+    """``capeval human-agreement`` arguments for the captions file ``path``, then ``options``."""
+    return ["human-agreement", "--annotations", str(path), *options]
+
+
 def test_table_and_fold_one_matches_direct_scoring(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, CAPTIONS)
     code = main(
-        [
-            "human-agreement",
-            "--annotations",
-            str(path),
+        _agreement(
+            path,
             "--metrics",
             "bleu,rouge-l,cider-d",
             "--tokenizer",
@@ -57,7 +60,7 @@ def test_table_and_fold_one_matches_direct_scoring(tmp_path: Path, capsys: pytes
             "--format",
             "csv",
             "--quiet",
-        ]
+        )
     )
     assert code == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -75,10 +78,8 @@ def test_words_and_pk_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     pytest.importorskip("matplotlib")
     path = _write(tmp_path, CAPTIONS)
     code = main(
-        [
-            "human-agreement",
-            "--annotations",
-            str(path),
+        _agreement(
+            path,
             "--metrics",
             "rouge-l",
             "--tokenizer",
@@ -92,7 +93,7 @@ def test_words_and_pk_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
             "--folds",
             "1,3",
             "--quiet",
-        ]
+        )
     )
     assert code == 0
     out = capsys.readouterr().out
@@ -105,19 +106,7 @@ def test_short_images(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     captions = dict(CAPTIONS)
     captions[4] = ["only", "three", "captions"]
     path = _write(tmp_path, captions)
-    assert main(["human-agreement", "--annotations", str(path), "--metrics", "rouge-l", "--tokenizer", "ws"]) == 2
+    assert main(_agreement(path, "--metrics", "rouge-l", "--tokenizer", "ws")) == 2
     assert "1 image(s) have fewer than 5 captions (first: 4)" in capsys.readouterr().err
-    code = main(
-        [
-            "human-agreement",
-            "--annotations",
-            str(path),
-            "--metrics",
-            "rouge-l",
-            "--tokenizer",
-            "ws",
-            "--skip-short",
-            "--quiet",
-        ]
-    )
+    code = main(_agreement(path, "--metrics", "rouge-l", "--tokenizer", "ws", "--skip-short", "--quiet"))
     assert code == 0 and "3 images" in capsys.readouterr().out
