@@ -38,7 +38,7 @@ import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.meteor import _kernel
-from capeval.metrics.meteor._normalize import java_trim, normalize_tokens
+from capeval.metrics.meteor._normalize import JAVA_TRIM_CHARS, java_trim, normalize_tokens
 from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
 from capeval.metrics.meteor._words import WordFeatures, java_string_hash, word_features
 from capeval.tokenizers.base import Tokenizer
@@ -63,8 +63,6 @@ _CHUNK_SENTENCES = 16384
 #: Smallest block of items handed to one aligner thread.
 _MIN_ITEMS_PER_THREAD = 1000
 _LINE_BREAKS = re.compile("[\r\n]")
-#: Characters Java's String.trim() removes (everything up to U+0020).
-_JAVA_WS = "".join(chr(c) for c in range(0x21))
 
 
 def meteor_segments(candidate: str, references: Sequence[str]) -> tuple[str, list[str]]:
@@ -256,8 +254,8 @@ class METEOR(Metric):
             if "|" in joined or "\n" in joined or "\r" in joined:
                 hyp, ref_texts = meteor_segments(cand, refs)
             else:  # nothing for meteor.py or the jar to split: only the trim remains
-                hyp = cand.replace("  ", " ").strip(_JAVA_WS)
-                ref_texts = [r.strip(_JAVA_WS) for r in refs]
+                hyp = cand.replace("  ", " ").strip(JAVA_TRIM_CHARS)
+                ref_texts = [r.strip(JAVA_TRIM_CHARS) for r in refs]
             item_hyp[i] = sent_index.setdefault(hyp, len(sent_index))
             ref_sent.extend(sent_index.setdefault(r, len(sent_index)) for r in ref_texts)
             ref_counts[i] = len(ref_texts)

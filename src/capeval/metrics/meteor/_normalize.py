@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["java_trim", "normalize_tokens"]
+__all__ = ["JAVA_TRIM_CHARS", "java_trim", "normalize_tokens"]
 
 #: Letters the normalizer treats as alphabetic (METEOR ``Normalizer`` ALPHA class).
 _ALPHA = (
@@ -22,6 +22,8 @@ _ALNUM = "0-9" + _ALPHA
 _JAVA_SPACE = " \t\n\x0b\x0c\r"
 #: ``java.util.StringTokenizer`` default delimiters.
 _TOKENIZER_SPACE = " \t\n\r\x0c"
+#: Characters Java's ``String.trim()`` removes (everything up to U+0020).
+JAVA_TRIM_CHARS = "".join(chr(c) for c in range(0x21))
 
 _SYMBOL = re.compile(f"([^{_ALNUM}{_JAVA_SPACE}\\.'`,\\-\u2018\u2019])")
 _MULTIDOT = re.compile(r"\.([\.]+)")
@@ -44,12 +46,7 @@ _TOKEN_SPLIT = re.compile(f"[{_TOKENIZER_SPACE}]+")
 
 def java_trim(text: str) -> str:
     """Java ``String.trim()``: strip every char <= U+0020 from both ends."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
+    return text.strip(JAVA_TRIM_CHARS)
 
 
 def _java_tokens(text: str) -> list[str]:
