@@ -293,8 +293,7 @@ def correlate(
         if isinstance(metric_scores, Mapping):
             raise ValueError("item-level correlation needs one metric score per item, not a mapping")
         x, y = expand_ratings(metric_scores, human) if human.ndim == 2 else (metric_scores, human)
-        result = _coefficient(method, np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
-        return result
+        return _coefficient(method, np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
     if systems is None:
         raise ValueError("system-level correlation needs the system label of every item")
     per_item_human = np.nanmean(human, axis=1) if human.ndim == 2 else human

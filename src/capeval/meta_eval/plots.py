@@ -36,6 +36,14 @@ def _check_path(path: str | os.PathLike[str]) -> str:
     return text
 
 
+def _save(plt: Any, fig: Any, out: str) -> str:
+    """Lay out ``fig``, write it to ``out`` and release it."""
+    fig.tight_layout()
+    fig.savefig(out, dpi=DPI)
+    plt.close(fig)
+    return out
+
+
 def plot_scatter(
     panels: Mapping[str, tuple[Any, Any]],
     path: str | os.PathLike[str],
@@ -78,10 +86,7 @@ def plot_scatter(
         ax.set_title((titles or {}).get(name, name), fontsize=9)
     for ax in axes.ravel()[n:]:
         ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(out, dpi=DPI)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)
 
 
 def plot_cumulative(
@@ -97,10 +102,7 @@ def plot_cumulative(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("% of items with score >= x")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=DPI)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)
 
 
 def plot_pk_model(precision: Sequence[float], recall: Sequence[float], k: int, path: str | os.PathLike[str]) -> str:
@@ -118,7 +120,4 @@ def plot_pk_model(precision: Sequence[float], recall: Sequence[float], k: int, p
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=DPI)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)
