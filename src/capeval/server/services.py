@@ -324,21 +324,12 @@ def _utc_day_start(now: datetime) -> datetime:
 
 def quota_usage(session: Session, team_id: int, phase: Phase, now: datetime) -> dict[str, Any]:
     """Counts and limits for a team in a phase: ``{"today", "total", "in_flight"}`` with their limits."""
-    counted = select(func.count(Submission.id)).where(
-        Submission.team_id == team_id, Submission.phase_id == phase.id, Submission.status.not_in(FREE_STATES)
-    )
-    today = session.scalar(counted.where(Submission.created_at >= _utc_day_start(now))) or 0
+    mine = select(func.count(Submission.id)).where(Submission.team_id == team_id, Submission.phase_id == phase.id)
+    counted = mine.where(Submission.status.not_in(FREE_STATES))
+    day_start = _utc_day_start(now)
+    today = session.scalar(counted.where(Submission.created_at >= day_start)) or 0
     total = session.scalar(counted) or 0
-    in_flight = (
-        session.scalar(
-            select(func.count(Submission.id)).where(
-                Submission.team_id == team_id,
-                Submission.phase_id == phase.id,
-                Submission.status.in_(IN_FLIGHT_STATES),
-            )
-        )
-        or 0
-    )
+    in_flight = session.scalar(mine.where(Submission.status.in_(IN_FLIGHT_STATES))) or 0
     return {
         "today": today,
         "max_per_day": phase.max_per_day,
@@ -346,7 +337,7 @@ def quota_usage(session: Session, team_id: int, phase: Phase, now: datetime) -> 
         "max_total": phase.max_total,
         "in_flight": in_flight,
         "max_in_flight": phase.max_in_flight,
-        "day_resets_at": (_utc_day_start(now) + timedelta(days=1)).isoformat(),
+        "day_resets_at": (day_start + timedelta(days=1)).isoformat(),
     }
 
 
