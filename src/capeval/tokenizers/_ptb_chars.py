@@ -13,6 +13,8 @@ handled by a specific lexer rule or deleted (the official tokenizer drops untoke
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["ALPHA_RANGES", "DIGIT_RANGES", "LETTER_RANGES", "SYMBOL_RANGES", "ranges_to_class"]
 
 # fmt: off
@@ -171,8 +173,14 @@ ALPHA_RANGES: tuple[tuple[int, int], ...] = (
 
 
 def ranges_to_class(ranges: tuple[tuple[int, int], ...]) -> str:
-    """Render code point ranges as the body of a regular-expression character class."""
+    """Render code point ranges as the body of a regular-expression character class.
+
+    The characters are written as themselves (escaped only where the class syntax needs it), not as
+    ``\\U`` escapes: the parsed class is the same, and the lexer's patterns, which repeat these
+    classes many times, parse several times faster at import.
+    """
     parts = []
     for start, end in ranges:
-        parts.append(f"\\U{start:08x}" if start == end else f"\\U{start:08x}-\\U{end:08x}")
+        first, last = re.escape(chr(start)), re.escape(chr(end))
+        parts.append(first if start == end else f"{first}-{last}")
     return "".join(parts)

@@ -43,13 +43,12 @@ __all__ = ["ABBREVIATION_WORDS", "ASSIMILATIONS", "scan_caption"]
 _L = ranges_to_class(LETTER_RANGES)
 _D = ranges_to_class(DIGIT_RANGES)
 _SYM = ranges_to_class(SYMBOL_RANGES)
-_LET = f"[{_L}]"
-_DIG = f"[{_D}]"
-_LD = f"[{_L}{_D}]"
 # Java's [:letter:] (no combining marks), used by apostrophe words and hyphenated words.
-_ALPHA = f"[{ranges_to_class(ALPHA_RANGES)}]"
-_AD0 = f"[{ranges_to_class(ALPHA_RANGES)}{_D}]"
-_AD = f"[{ranges_to_class(ALPHA_RANGES)}{_D}\u00ad]"  # soft hyphens may follow (and are removed)
+_A = ranges_to_class(ALPHA_RANGES)
+_DIG = f"[{_D}]"
+_ALPHA = f"[{_A}]"
+_AD0 = f"[{_A}{_D}]"
+_AD = f"[{_A}{_D}\u00ad]"  # soft hyphens may follow (and are removed)
 # Letters of WORD also admit the soft hyphen, which is removed from the token text.
 _WLET = f"[{_L}\u00ad]"
 _WLD = f"[{_L}{_D}\u00ad]"
@@ -61,7 +60,6 @@ _APOS = "(?:['\u0092\u2019]|&apos;)"
 # (observed: "O\u2018Neil" and "n\u2018t" are single tokens, "man\u2018s" is not split as a clitic).
 _APOSETC = "(?:['\u0092\u2019\u2018]|&apos;)"
 _HYPHEN = "[-_\u058a\u2010\u2011]"
-_UPPER_ASCII = "A-Z"
 
 _SGML = (
     "<(?:[!?][A-Za-z-][^>\r\n]*"
@@ -102,7 +100,7 @@ _SENT_START = (
     "|(?-i:N)(?i:ow)|(?-i:O)(?i:nce|ne|ther|ur)|(?-i:S)(?i:he|ince|o|ome|uch)"
     "|(?-i:T)(?i:hat|he|heir|hen|here|hese|hey|his)|(?-i:W)(?i:e|hen|hile|hat)|(?-i:Y)(?i:et|ou)|" + _SGML + ")"
 )
-_SENTEND = f"{_SPACENL}(?:{_SPACENL}|[{_UPPER_ASCII}]|{_SGML})"
+_SENTEND = f"{_SPACENL}(?:{_SPACENL}|[A-Z]|{_SGML})"
 _FILENAME_EXT = (
     "bat|bmp|c|class|cgi|cpp|dll|doc|docx|exe|gif|gz|h|htm|html|jar|java|jpeg|jpg|mov|mp3|pdf|php|pl|png|ppt"
     "|ps|py|sql|tar|txt|wav|x|xml|zip"
@@ -146,10 +144,6 @@ def _phone(text: str) -> list[str]:
     return ["".join(_BRACKETS.get(c, c) for c in text.replace(" ", "\u00a0"))]
 
 
-# Characters that do not end a word for Java's final-sigma rule (see _lower).
-_WORD_INTERNAL = frozenset("-'.:\u2019\u00ad")
-
-
 class _PushBack:
     """Action that returns the text minus its last ``n`` characters, which are scanned again."""
 
@@ -178,10 +172,6 @@ def _acronym_sentence_end(text: str) -> list[str]:
 
 def _quote(text: str) -> list[str]:
     return [text.translate(_QUOTE_MAP)]
-
-
-def _double_quote_open(text: str) -> list[str]:
-    return ["``"]
 
 
 def _smiley(text: str) -> list[str]:
@@ -276,7 +266,7 @@ _RULE_SPECS: list[tuple[str | list[str], Action]] = [
         ],
         _phone,
     ),
-    ('(?P<t>")[A-Za-z0-9$]', _double_quote_open),
+    ('(?P<t>")[A-Za-z0-9$]', _const("``")),
     ('"', _const("''")),
     ("<<|>>|<|>", _same),
     ("(?P<t>[<>]?[:;=][-o*']?[()DPdpO\\\\{@|\\[\\]])(?:[^A-Za-z0-9]|\\Z)", _smiley),
@@ -457,6 +447,10 @@ def _rules_for(char: str) -> list[_Rule]:
         rules = [rule for rule in _RULES if rule.may_start_with(char)]
         _RULES_BY_CHAR[char] = rules
     return rules
+
+
+# Characters that do not end a word for Java's final-sigma rule (see _lower).
+_WORD_INTERNAL = frozenset("-'.:\u2019\u00ad")
 
 
 def _lower(token: str) -> str:
