@@ -93,17 +93,13 @@ _FAST_DELETE = b",.:;?!"
 _BEFORE_PERIOD = _IS_ALNUM | (_BYTE_CLASS == _SPACE) | (_BYTE_CLASS == _QUOTE)
 
 # Abbreviations before a period are found by packing the lower-cased word (at most 8 letters) into
-# one integer per period.
+# one integer per period, walking back from the period: the last letter is the lowest byte.
 _MAX_ABBREVIATION = max(len(word) for word in ABBREVIATION_WORDS)
 if _MAX_ABBREVIATION > 8:  # pragma: no cover - guards a future edit of the word list
     raise RuntimeError("abbreviation words longer than 8 letters do not fit the fast-path packing")
-
-
-def _pack(word: bytes) -> int:
-    return sum(byte << (8 * k) for k, byte in enumerate(reversed(word)))
-
-
-_ABBREVIATION_CODES = np.array(sorted(_pack(word.encode()) for word in ABBREVIATION_WORDS), dtype=np.uint64)
+_ABBREVIATION_CODES = np.array(
+    sorted(int.from_bytes(word.encode(), "big") for word in ABBREVIATION_WORDS), dtype=np.uint64
+)
 # Assimilations are found by their doubled letter ("nn", "tt", "mm" at offsets 2-3), then by the
 # packed 5 or 6 lower-case bytes around it.
 _IS_ASSIMILATION_PAIR = np.zeros(256, dtype=bool)
@@ -111,14 +107,10 @@ _IS_ASSIMILATION_PAIR[[ord(word[2]) for word in ASSIMILATIONS]] = True
 if any(word[2] != word[3] for word in ASSIMILATIONS):  # pragma: no cover - guards a future edit
     raise RuntimeError("the assimilation search expects a doubled letter at offsets 2-3")
 _FIVE_BYTES = (1 << 40) - 1
-
-
-def _pack_forward(word: bytes) -> int:
-    return sum(byte << (8 * k) for k, byte in enumerate(word))
-
-
+# (The window is packed forwards: the first letter is the lowest byte.)
 _ASSIMILATION_CODES_5, _ASSIMILATION_CODES_6 = (
-    np.array(sorted(_pack_forward(w.encode()) for w in ASSIMILATIONS if len(w) == n), dtype=np.uint64) for n in (5, 6)
+    np.array(sorted(int.from_bytes(w.encode(), "little") for w in ASSIMILATIONS if len(w) == n), dtype=np.uint64)
+    for n in (5, 6)
 )
 # A clitic after an apostrophe: 's 'm 'd (one letter) or 're 've 'll (two), lower case only.
 _CLITIC_1 = np.zeros(256, dtype=bool)
@@ -257,12 +249,14 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     # " . . ." is an ellipsis token; a period followed by " ." may start one.
     ellipsis = (after == ord(" ")) & (padded[periods + p + 2] == ord("."))
     suspicious.append(periods[~_BEFORE_PERIOD[before] | ~_IS_SPACE_OR_LINE_END[after] | ellipsis])
+    period_ends_word = _IS_ALNUM[before]
 
     # Colons, semicolons, "?" and "!" before a space or line end are single tokens (runs like "?!"
     # and "!!!" are kept by the COCO filter, so they go to the scanner).
     colons = marked[(classes == _COLON) | (classes == _STOP)]
-    after = padded[colons + p + 1]
-    run = (_BYTE_CLASS[padded[colons + p - 1]] == _STOP) & (_BYTE_CLASS[padded[colons + p]] == _STOP)
+    before, after = padded[colons + p - 1], padded[colons + p + 1]
+    run = (_BYTE_CLASS[before] == _STOP) & (_BYTE_CLASS[padded[colons + p]] == _STOP)
+    colon_ends_word = _IS_ALNUM[before]
     suspicious.append(colons[~_IS_SPACE_OR_LINE_END[after] | run])
 
     commas = marked[classes == _COMMA]
@@ -284,16 +278,16 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
 
     # Apostrophes: clitics ('s) and n't; anything else goes to the scanner.
     apostrophes = marked[classes == _APOSTROPHE]
-    next1, next2, next3 = (padded[apostrophes + p + k] for k in (1, 2, 3))
+    previous2, previous1, next1, next2, next3 = (padded[apostrophes + p + k] for k in (-2, -1, 1, 2, 3))
     two_letter = np.zeros(apostrophes.size, dtype=bool)
     for first, second in _CLITIC_2:
         two_letter |= (next1 == first) & (next2 == second)
     # (A two-letter clitic at the very end of the text is split differently; the scanner handles it.)
     at_end = apostrophes + 3 >= arr.size
     clitic = (_CLITIC_1[next1] & _ENDS_CLITIC[next2]) | (two_letter & _ENDS_CLITIC[next3] & ~at_end)
-    clitic &= _IS_ALNUM[padded[apostrophes + p - 1]] & _IS_ALNUM[padded[apostrophes + p - 2]]
-    n_t = (padded[apostrophes + p - 1] == ord("n")) & (next1 == ord("t")) & _ENDS_CLITIC[next2]
-    n_t &= _IS_LETTER[padded[apostrophes + p - 2]] & ~np.isin(padded[apostrophes + p - 2], (ord("n"), ord("N")))
+    clitic &= _IS_ALNUM[previous1] & _IS_ALNUM[previous2]
+    n_t = (previous1 == ord("n")) & (next1 == ord("t")) & _ENDS_CLITIC[next2]
+    n_t &= _IS_LETTER[previous2] & ~np.isin(previous2, (ord("n"), ord("N")))
     # The word before "n't" must consist of letters only (a digit makes it a different token).
     candidates = np.flatnonzero(n_t)
     offset = apostrophes[candidates] + p - 2
@@ -312,7 +306,7 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     insert_spaces = np.sort(np.concatenate((apostrophes[clitic], apostrophes[n_t] - 1)))
 
     # Abbreviations before a period: pack the alphanumeric run that ends at each period.
-    candidates = periods[_IS_ALNUM[padded[periods + p - 1]]]
+    candidates = periods[period_ends_word]
     code = np.zeros(candidates.size, dtype=np.uint64)
     alive = np.ones(candidates.size, dtype=bool)
     for k in range(_MAX_ABBREVIATION + 1):
@@ -348,8 +342,8 @@ def _classify(data: bytes, lowered: bytes) -> tuple[list[int], list[int], list[i
     # line_ends[j].)
     quotes = marked[classes == _QUOTE]
     loose_commas = commas[~_IS_ALNUM[padded[commas + p - 1]]]
-    loose_periods = periods[~_IS_ALNUM[padded[periods + p - 1]]]
-    loose_colons = colons[~_IS_ALNUM[padded[colons + p - 1]]]
+    loose_periods = periods[~period_ends_word]
+    loose_colons = colons[~colon_ends_word]
     crowded_mask = np.zeros(n_lines, dtype=bool)
     crowded = np.concatenate((double_spaces, quotes, loose_commas, loose_periods, loose_colons))
     crowded_mask[np.searchsorted(line_ends, crowded)] = True
