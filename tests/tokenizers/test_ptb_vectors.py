@@ -32,6 +32,11 @@ def _coco(raw: str) -> str:
     return " ".join(token for token in raw.split(" ") if token not in COCO_PUNCTUATIONS)
 
 
+def _spaced(text: str) -> str:
+    """``text`` with its line-break characters replaced by spaces."""
+    return "".join(" " if c in LINE_BREAKS else c for c in text)
+
+
 @pytest.mark.parametrize(("vid", "text", "raw", "coco", "n_lines"), VECTORS, ids=[str(v[0]) for v in VECTORS])
 def test_single_caption_vectors(vid: int, text: str, raw: str, coco: str, n_lines: int) -> None:
     tokenizer = PTBTokenizer()
@@ -42,8 +47,7 @@ def test_single_caption_vectors(vid: int, text: str, raw: str, coco: str, n_line
         # Official: the caption is split over several lines (and later captions shift). capeval keeps
         # one caption: the line break reads as a space, so the tokens are all the official lines'.
         assert tokenizer.tokenize([text]) == [_coco(raw.replace("\n", " "))]
-        spaced = "".join(" " if c in LINE_BREAKS else c for c in text)
-        assert tokenizer.tokenize([text]) == tokenizer.tokenize([spaced])
+        assert tokenizer.tokenize([text]) == tokenizer.tokenize([_spaced(text)])
 
 
 def _batches() -> dict[int, list[tuple[str, list[str] | None]]]:
@@ -64,8 +68,7 @@ def test_batch_vectors(batch: int) -> None:
     if any(c in LINE_BREAKS for text in texts for c in text):
         # Official output is shifted here (batch 11); capeval stays aligned: each caption gives what
         # it gives with its line breaks read as spaces.
-        spaced = ["".join(" " if c in LINE_BREAKS else c for c in text) for text in texts]
-        assert result == PTBTokenizer().tokenize(spaced)
+        assert result == PTBTokenizer().tokenize([_spaced(text) for text in texts])
         assert result == ["a dog running", "a cat sitting", "a bird flying"]
     else:
         assert result == [tokens[0] for _, tokens in BATCHES[batch] if tokens is not None]
