@@ -84,6 +84,14 @@ class Server:
         assert r.status_code == 201, r.text
         return r.json()["token"]
 
+    def submit(self, token: str, items: list[dict[str, Any]], *, phase: str = "val", query: str = "") -> Any:
+        """POST a results list as json to a phase of the demo challenge; returns the response."""
+        return self.client.post(
+            f"/api/v1/challenges/coco-demo/phases/{phase}/submissions{query}",
+            content=json.dumps(items),
+            headers={"Authorization": f"Bearer {token}", "content-type": "application/json"},
+        )
+
     def host_token(self) -> str:
         r = self.client.post("/api/v1/tokens", json={"username": "host", "password": HOST_PASSWORD})
         assert r.status_code == 201, r.text

@@ -65,11 +65,7 @@ def test_no_test_reference_or_per_image_test_score_leaks(tmp_path, visibility):
     auth = {"Authorization": f"Bearer {token}"}
     sids = {}
     for phase, ids, tok in (("val", val_ids, token), ("test", test_ids, token), ("test", test_ids, other)):
-        r = server.client.post(
-            f"/api/v1/challenges/coco-demo/phases/{phase}/submissions?public=false",
-            content=json.dumps(results_for(ids)),
-            headers={"Authorization": f"Bearer {tok}", "content-type": "application/json"},
-        )
+        r = server.submit(tok, results_for(ids), phase=phase, query="?public=false")
         assert r.status_code == 202, r.text
         sids[(phase, tok)] = r.json()["id"]
     server.run_jobs()

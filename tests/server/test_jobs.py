@@ -24,11 +24,7 @@ from .support import METRICS, TOKENIZER, make_server, postgres_url, reset_postgr
 
 def _upload(server, token, phase="val", ids=None):
     ids = ids if ids is not None else split_ids()[0]
-    r = server.client.post(
-        f"/api/v1/challenges/coco-demo/phases/{phase}/submissions",
-        content=json.dumps(results_for(ids)),
-        headers={"Authorization": f"Bearer {token}", "content-type": "application/json"},
-    )
+    r = server.submit(token, results_for(ids), phase=phase)
     assert r.status_code == 202, r.text
     return r.json()["id"]
 

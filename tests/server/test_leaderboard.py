@@ -18,11 +18,7 @@ from .support import METRICS, TOKENIZER, demo_references, results_for, split_ids
 
 def _upload(server, token, phase="val", items=None, query=""):
     items = items if items is not None else results_for(split_ids()[0] if phase == "val" else split_ids()[1])
-    return server.client.post(
-        f"/api/v1/challenges/coco-demo/phases/{phase}/submissions{query}",
-        content=json.dumps(items),
-        headers={"Authorization": f"Bearer {token}", "content-type": "application/json"},
-    )
+    return server.submit(token, items, phase=phase, query=query)
 
 
 def test_server_scores_equal_capeval_score(server, tmp_path, capsys):

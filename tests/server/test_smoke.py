@@ -14,12 +14,7 @@ def test_upload_score_leaderboard(server):
     token = server.register("alice")
     auth = {"Authorization": f"Bearer {token}"}
     val_ids, _ = split_ids()
-    body = json.dumps(results_for(val_ids))
-    r = server.client.post(
-        "/api/v1/challenges/coco-demo/phases/val/submissions?method_name=mine",
-        content=body,
-        headers={**auth, "content-type": "application/json"},
-    )
+    r = server.submit(token, results_for(val_ids), query="?method_name=mine")
     assert r.status_code == 202, r.text
     sid = r.json()["id"]
     assert server.run_jobs() == 3  # two baselines + this one
