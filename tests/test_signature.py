@@ -13,7 +13,8 @@ from capeval.signature import Signature
 def test_exact_strings() -> None:
     refs = [["a b", "c d"], ["e f", "g h", "i j"]]
     assert str(CIDErD().signature(None, refs)) == f"cider-d|n:4|sigma:6|df:refs|tok:ptb|nrefs:2-3|v:{__version__}"
-    assert str(BLEU(tokenizer="none").signature(None, [["a"]])) == f"bleu|n:4|reflen:closest|tok:none|nrefs:1|v:{__version__}"
+    expected = f"bleu|n:4|reflen:closest|tok:none|nrefs:1|v:{__version__}"
+    assert str(BLEU(tokenizer="none").signature(None, [["a"]])) == expected
 
 
 def test_parse_round_trip_and_errors() -> None:
