@@ -88,7 +88,11 @@ def parser_fidelity(path: Path, options: dict[str, bool]) -> dict[str, float]:
         for tup in graph_tuples(graph):
             words = [str(c) for c in tup]
             ours.add((words[0], "is", words[1]) if len(words) == 2 else tuple(words))
-        theirs = {tuple(p.strip() for p in m.split(" , ")) for m in re.findall(r"\(([^()]*)\)", official)}
+        # A merged concept prints its words in Java hash order ("tail/dog"); capeval sorts them.
+        theirs = {
+            tuple("/".join(sorted(p.strip().split("/"))) for p in m.split(" , "))
+            for m in re.findall(r"\(([^()]*)\)", official)
+        }
         if any(len(t) > 1 for t in theirs) or any(len(t) > 1 for t in ours):
             ours = {t for t in ours if len(t) > 1}
         exact += ours == theirs

@@ -223,6 +223,24 @@ def test_bare_participle_with_a_subject_is_a_reduced_relative() -> None:
     assert ("lizard", "fight") in got
 
 
+def test_passive_participle_after_being_is_a_reduced_relative() -> None:
+    """ "a tree being eaten by men .": the tree is eaten (agent kept); "the tree is being eaten"
+    stays a clause, so its passive subject gives the same relation through the agent rule."""
+    reduced = (
+        "a/DT/2/det tree/NN/4/nsubjpass being/VBG/4/auxpass eaten/VBN/0/ROOT by/IN/4/agent men/NNS/5/pobj ././4/punct"
+    )
+    assert tuples(reduced) == {("tree", "man", "eat"), ("tree",), ("man",)}
+    # a prepositional object: the relation only exists with the reduced relative
+    reduced = (
+        "a/DT/2/det tree/NN/4/nsubjpass being/VBG/4/auxpass eaten/VBN/0/ROOT on/IN/4/prep men/NNS/5/pobj ././4/punct"
+    )
+    assert ("tree", "man", "eat on") in tuples(reduced)
+    clause = (
+        "the/DT/2/det tree/NN/5/nsubjpass is/VBZ/5/aux being/VBG/5/auxpass eaten/VBN/0/ROOT on/IN/5/prep men/NNS/6/pobj"
+    )
+    assert not any(len(t) == 3 for t in tuples(clause))
+
+
 def fragment_tuples(spec: str) -> set[tuple[str, ...]]:
     from capeval.metrics.spice.spacy_parser import _emulate_fragment
 
@@ -405,3 +423,17 @@ def test_noun_after_and_hung_on_the_verb_is_a_conjunct() -> None:
         {"smile"},
     )
     assert {("child", "headband", "with"), ("child", "shirt", "with"), ("shirt", "blue")} <= got
+
+
+def test_pronoun_phrase_attaches_to_the_noun_before_it() -> None:
+    """ "the rock has moss on it": (moss, on, rock), not a relation of the rock with itself."""
+    got = tuples("the/DT/2/det rock/NN/3/nsubj has/VBZ/0/ROOT moss/NN/3/dobj on/IN/3/prep it/PRP/5/pobj")
+    assert ("moss", "rock", "on") in got
+    assert not any(len(t) == 3 and t[0] == t[1] for t in got)
+    # after coordinated nouns the phrase goes with the first conjunct, as the PCFG's NP does
+    got = tuples(
+        "the/DT/2/det rock/NN/3/nsubj has/VBZ/0/ROOT moss/NN/3/dobj and/CC/4/cc tree/NN/4/conj"
+        " on/IN/3/prep it/PRP/7/pobj"
+    )
+    assert ("moss", "rock", "on") in got
+    assert ("tree", "rock", "on") not in got

