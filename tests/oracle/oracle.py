@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["OracleUnavailable", "human_agreement_protocol", "oracle_dir", "oracle_python", "run_official",
-           "val2014_captions"]
+           "run_spice_core", "val2014_captions"]
 
 #: The official package version the parity suites compare against.
 OFFICIAL_PACKAGE = "pycocoevalcap==1.2"
 _RUNNER = Path(__file__).with_name("official_runner.py")
+#: Java sources of the SPICE scoring-core oracle (see ``spice_core/SpiceCoreOracle.java``).
+_SPICE_CORE = Path(__file__).with_name("spice_core")
 
 
 class OracleUnavailable(RuntimeError):
@@ -53,6 +55,61 @@ def oracle_python(*, need_java: bool = True) -> Path:
     except subprocess.CalledProcessError as exc:
         raise OracleUnavailable(f"could not install {OFFICIAL_PACKAGE}: {exc.stderr!r:.500}") from None
     return python
+
+
+def _spice_dir() -> Path:
+    """The official package's ``spice`` folder (``spice-1.0.jar`` and its ``lib/``)."""
+    python = oracle_python(need_java=False)
+    found = subprocess.run(
+        [str(python), "-c", "import os, pycocoevalcap as p; print(os.path.join(list(p.__path__)[0], 'spice'))"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    return Path(found)
+
+
+def run_spice_core(mode: str, payload: Any, *, exact: bool = False, timeout: float = 1800) -> list[str]:
+    """Run the official SPICE 1.0 scoring classes (``spice-1.0.jar``) and METEOR 1.5 synsets.
+
+    SPICE's scene-graph, tuple and matching classes need no parser, only two CoreNLP container
+    classes, which ``spice_core/`` stands in for (CoreNLP itself cannot be installed here). The
+    harness is compiled with ``javac`` on first use.
+
+    Args:
+        mode: ``"score"``: ``payload`` is a list of ``{"test": tuples, "refs": [tuples, ...]}``;
+            one output line per item: tp fp fn of All, Object, Attribute, Relation,
+            Cardinality, Color, Size, then the All F-score. ``"synsets"``: ``payload`` is a
+            list of concept strings; one line per concept, ``concept TAB synset ids``.
+        exact: Score as ``-noSynsets`` does.
+    """
+    if shutil.which("java") is None or shutil.which("javac") is None:
+        raise OracleUnavailable("java and javac are needed (apt-get install -y default-jdk-headless)")
+    spice = _spice_dir()
+    classpath = [spice / "spice-1.0.jar"] + [spice / "lib" / name for name in
+                                             ("Meteor-1.5.jar", "json-simple-1.1.1.jar", "guava-19.0.jar")]
+    sources = sorted(_SPICE_CORE.rglob("*.java"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:16]
+    classes = oracle_dir() / f"spice-core-{digest}"
+    if not classes.exists():
+        tmp = classes.with_name(f"{classes.name}.tmp{os.getpid()}")
+        subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(tmp),
+                        "-cp", os.pathsep.join(map(str, classpath)), *map(str, sources)],
+                       check=True, capture_output=True)
+        os.replace(tmp, classes)
+    work = oracle_dir() / "cache"
+    work.mkdir(parents=True, exist_ok=True)
+    in_path, out_path = work / f"spice-core-in-{os.getpid()}", work / f"spice-core-out-{os.getpid()}"
+    if mode == "synsets":
+        in_path.write_text("".join(f"{word}\n" for word in payload), encoding="utf-8")
+    else:
+        in_path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    command = ["java", "-cp", os.pathsep.join(map(str, [classes, *classpath])), "SpiceCoreOracle", mode,
+               str(in_path), str(out_path)] + (["exact"] if exact else [])
+    try:
+        subprocess.run(command, check=True, capture_output=True, timeout=timeout)
+        return out_path.read_text(encoding="utf-8").splitlines()
+    finally:
+        in_path.unlink(missing_ok=True)
+        out_path.unlink(missing_ok=True)
 
 
 def val2014_captions() -> Path:
