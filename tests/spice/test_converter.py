@@ -437,3 +437,11 @@ def test_pronoun_phrase_attaches_to_the_noun_before_it() -> None:
     )
     assert ("moss", "rock", "on") in got
     assert ("tree", "rock", "on") not in got
+
+
+def test_participle_after_an_of_phrase_attaches_to_the_nearest_noun() -> None:
+    """ "group of dogs walking in river": without a full stop the dogs walk (PCFG); with one
+    the phrase stays on "group", as spaCy has it."""
+    spec = "group/NN/0/ROOT of/IN/1/prep dogs/NNS/2/pobj walking/VBG/1/acl in/IN/4/prep river/NN/5/pobj"
+    assert ("dog", "river", "walk in") in tuples(spec)
+    assert ("group", "river", "walk in") in tuples(spec + " ././1/punct")
