@@ -445,3 +445,10 @@ def test_participle_after_an_of_phrase_attaches_to_the_nearest_noun() -> None:
     spec = "group/NN/0/ROOT of/IN/1/prep dogs/NNS/2/pobj walking/VBG/1/acl in/IN/4/prep river/NN/5/pobj"
     assert ("dog", "river", "walk in") in tuples(spec)
     assert ("group", "river", "walk in") in tuples(spec + " ././1/punct")
+
+
+def test_prenominal_present_participle_stays_a_verb() -> None:
+    """ "the surrounding trees": (tree, surround), as the PCFG tags it; a past participle before
+    its noun is an adjective ("the surrounded tree": (tree, surrounded))."""
+    assert ("tree", "surround") in tuples("the/DT/3/det surrounding/VBG/3/amod trees/NNS/0/ROOT")
+    assert ("tree", "surrounded") in tuples("the/DT/3/det surrounded/VBN/3/amod tree/NN/0/ROOT")
