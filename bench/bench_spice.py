@@ -9,7 +9,9 @@ compares with official outputs stored in ``../shared`` instead of running the ja
 2. score fidelity on ``shared/data/flickr8k-expert-dev/flickr8k_expert_dev.tsv`` (official
    per-caption SPICE F): Pearson r, mean absolute error, share exactly equal, corpus mean,
    Kendall tau-c against the expert ratings (one row per expert score) next to the
-   official value on the same rows; raw text and COCO-style preprocessing;
+   official value on the same rows; raw text and COCO-style preprocessing; and where the
+   error sits (r and mean with one of the official tp / candidate / reference counts put in
+   place of capeval's);
 3. corpus SPICE on the COCO caption-evaluation demo (1,000 val2014 images, the official
    COCOEvalCap PTB-tokenized text) against the value the official demo notebook prints (0.133);
 4. speed on the Flickr8K set: cold (fresh cache, model load included), with the reference
@@ -142,7 +144,31 @@ def score_fidelity(rows: list[dict[str, str]], tokenizer: str | object, options:
         "official_ref": float((off_tp + off_fn).mean()),
         "cand_exact": float(((tp + fp) == (off_tp + off_fp)).mean()),
         "ref_exact": float(((tp + fn) == (off_tp + off_fn)).mean()),
+        "tp_differ": int((tp != off_tp).sum()),
+        # Where the error sits: per-item F with one official count put in place of capeval's.
+        "swap": {
+            name: _swap_figures(official, *counts)
+            for name, counts in (
+                ("official candidate count", (tp, off_tp + off_fp, tp + fn)),
+                ("official merged-reference count", (tp, tp + fp, off_tp + off_fn)),
+                ("official matched count", (off_tp, tp + fp, tp + fn)),
+                ("official matched and reference counts", (off_tp, tp + fp, off_tp + off_fn)),
+            )
+        },
     }
+
+
+def _f_score(tp: np.ndarray, n_cand: np.ndarray, n_ref: np.ndarray) -> np.ndarray:
+    """SPICE's F from counts (0 where a count is 0, as the official code gives it)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(n_cand > 0, tp / n_cand, 0.0)
+        r = np.where(n_ref > 0, tp / n_ref, 0.0)
+        return np.where((p > 0) & (r > 0), 2 * p * r / (p + r), 0.0)
+
+
+def _swap_figures(official: np.ndarray, tp: np.ndarray, n_cand: np.ndarray, n_ref: np.ndarray) -> tuple[float, float]:
+    f = _f_score(tp, n_cand, n_ref)
+    return float(stats.pearsonr(f, official)[0]), float(f.mean() - official.mean())
 
 
 def coco_demo(path: Path, options: dict[str, bool]) -> float:
@@ -238,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"exact {100 * res['cand_exact']:.1f}%)  "
                 f"reference tuples {res['ref']:.2f} ({res['official_ref']:.2f}, exact {100 * res['ref_exact']:.1f}%)"
             )
+            print(f"  items whose matched count differs from official: {res['tp_differ']}")
+            for what, (r, bias) in res["swap"].items():
+                print(f"    F with {what}: pearson {r:.4f}  mean diff {bias:+.5f}")
             if math.isnan(res["pearson"]):
                 return 1
         value = coco_demo(coco_file, options)
