@@ -32,7 +32,14 @@ from typing import Any
 import numpy as np
 
 from capeval.cli.main import CLIError
-from capeval.meta_eval import HumanJudgments, correlate, distractor_accuracy, load_flickr8k_expert_tsv, load_thumb
+from capeval.meta_eval import (
+    HumanJudgments,
+    correlate,
+    distractor_accuracy,
+    load_flickr8k_expert_tsv,
+    load_thumb,
+    read_jsonl,
+)
 from capeval.meta_eval.tables import FORMATS, Table
 
 __all__ = [
@@ -531,19 +538,13 @@ def _read_pairs(path: Path) -> tuple[list[str], list[str], list[list[str]]]:
     distracted: list[str] = []
     references: list[list[str]] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        records = read_jsonl(path)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from exc
     except OSError as exc:
         raise CLIError(f"{path}: {exc}") from exc
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, record in records:
         where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CLIError(f"{where}: not JSON ({exc.msg})") from exc
-        if not isinstance(record, dict):
-            raise CLIError(f"{where}: expected an object with 'correct', 'distracted', 'references'")
         refs = record.get("references")
         if not isinstance(record.get("correct"), str) or not isinstance(record.get("distracted"), str):
             raise CLIError(f"{where}: 'correct' and 'distracted' must be strings")

@@ -29,6 +29,7 @@ from capeval.meta_eval.datasets import (
     load_flickr8k_tokens,
     load_pascal50s,
     load_thumb,
+    read_jsonl,
 )
 from capeval.meta_eval.distributions import cumulative_by_system, cumulative_distribution
 from capeval.meta_eval.human_agreement import Fold, HumanAgreementTable, human_agreement, leave_one_out
@@ -63,6 +64,7 @@ __all__ = [
     "load_flickr8k_tokens",
     "load_pascal50s",
     "load_thumb",
+    "read_jsonl",
     "pairwise_accuracy",
     "pearson",
     "pk_model_curve",

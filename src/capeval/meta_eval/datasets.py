@@ -53,6 +53,7 @@ __all__ = [
     "load_flickr8k_tokens",
     "load_pascal50s",
     "load_thumb",
+    "read_jsonl",
 ]
 
 log = logging.getLogger("capeval")
@@ -341,7 +342,13 @@ def load_flickr8k_expert_tsv(path: PathLike) -> HumanJudgments:
     return _judgments("flickr8k-expert", ids, images, cands, refs, ratings, columns=extra)
 
 
-def _jsonl(path: PathLike) -> list[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: PathLike) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSON Lines file with their line numbers (blank lines skipped).
+
+    Raises:
+        ValueError: naming the file and line, for text that is not UTF-8, a line that is not
+            JSON, or a line whose value is not an object.
+    """
     records = []
     for number, line in enumerate(_read_lines(path), 1):
         if not line.strip():
@@ -371,7 +378,7 @@ def load_thumb(judgments: PathLike, references: PathLike) -> HumanJudgments:
         ValueError: on missing fields, non-numeric scores, or a segment without references.
     """
     refs_by_seg: dict[str, tuple[str, ...]] = {}
-    for number, record in _jsonl(references):
+    for number, record in read_jsonl(references):
         where = f"{references}:{number}"
         if "seg_id" not in record or "refs" not in record:
             raise ValueError(f"{where}: expected fields 'seg_id' and 'refs'")
@@ -381,7 +388,7 @@ def load_thumb(judgments: PathLike, references: PathLike) -> HumanJudgments:
         refs_by_seg[str(record["seg_id"])] = tuple(refs)
     ids, images, cands, refs_out, ratings, systems = [], [], [], [], [], []
     extra: dict[str, list[float]] = {c: [] for c in THUMB_COLUMNS}
-    for number, record in _jsonl(judgments):
+    for number, record in read_jsonl(judgments):
         where = f"{judgments}:{number}"
         for key in ("SYS", "seg_id", "hyp", "human_score", *THUMB_COLUMNS):
             if key not in record:
