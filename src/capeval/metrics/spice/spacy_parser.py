@@ -59,6 +59,8 @@ TWO_WORD_PREPOSITIONS = frozenset(
 
 #: Tokens after which CoreNLP's default sentence splitter starts a new sentence.
 _SENTENCE_END = frozenset({".", "!", "?"})
+#: Penn noun tags (SPICE's ``NNP?S?``).
+_NOUN_TAGS = ("NN", "NNS", "NNP", "NNPS")
 
 _RENAMES = {
     "prt": "compound:prt",
@@ -491,7 +493,7 @@ def _subject_read_as_compound(words: list[tuple[str, str, int, str]]) -> None:
             continue
         s = v - 1
         s_text, s_tag, s_head, s_dep = words[s]
-        if s_head != v or s_dep != "compound" or s_tag not in ("NN", "NNS", "NNP", "NNPS"):
+        if s_head != v or s_dep != "compound" or s_tag not in _NOUN_TAGS:
             continue
         if any(w[2] == v and w[3] in ("nsubj", "nsubjpass", "expl") for j, w in enumerate(words) if j != v):
             continue
@@ -533,9 +535,8 @@ def _conjunct_read_as_compound(words: list[tuple[str, str, int, str]]) -> None:
     """ "A child with a pink headband and blue shirt smiling .": spaCy hangs the noun after
     "and" on the following verb as a ``compound``; the PCFG coordinates it with the noun
     before "and" (the child is with the headband and with the shirt)."""
-    nouns = ("NN", "NNS", "NNP", "NNPS")
     for s, (text, tag, head, dep) in enumerate(words):
-        if dep != "compound" or tag not in nouns or head != s + 1 or not words[head][1].startswith("VB"):
+        if dep != "compound" or tag not in _NOUN_TAGS or head != s + 1 or not words[head][1].startswith("VB"):
             continue
         k = s - 1
         while k > 0 and words[k][1] in ("JJ", "DT") and words[k][2] == s:
@@ -543,7 +544,7 @@ def _conjunct_read_as_compound(words: list[tuple[str, str, int, str]]) -> None:
         if words[k][3] != "cc" or words[k][0].lower() not in ("and", "or"):
             continue
         n = words[k][2]
-        if not (n < k and words[n][1] in nouns):
+        if not (n < k and words[n][1] in _NOUN_TAGS):
             continue
         words[s] = (text, tag, n, "conj")
 
@@ -565,7 +566,7 @@ def _bare_participle_clauses(words: list[tuple[str, str, int, str]]) -> None:
         if not passive and any(d in ("aux", "auxpass", "cop", "expl") for _, d in deps):
             continue
         subject_dep = "nsubjpass" if passive else "nsubj"
-        subjects = [j for j, d in deps if d == subject_dep and j < v and words[j][1] in ("NN", "NNS", "NNP", "NNPS")]
+        subjects = [j for j, d in deps if d == subject_dep and j < v and words[j][1] in _NOUN_TAGS]
         if len(subjects) != 1:
             continue
         s = subjects[0]
@@ -593,7 +594,7 @@ def _pronoun_phrase_after_noun(words: list[tuple[str, str, int, str]]) -> None:
             noun = words[noun][2]
         elif words[noun][3] == "conj" and words[noun][2] < noun:  # "meat and vegetables on it"
             noun = words[noun][2]
-        if words[noun][1] not in ("NN", "NNS", "NNP", "NNPS") or words[noun][3] == "compound" or noun == head:
+        if words[noun][1] not in _NOUN_TAGS or words[noun][3] == "compound" or noun == head:
             continue
         words[j] = (text, tag, noun, dep)
 
@@ -655,19 +656,18 @@ def _comma_lists(words: list[tuple[str, str, int, str]]) -> None:
     item of a comma-separated noun list on an earlier noun (``appos``/``conj``); the PCFG
     coordinates the list items, so the item joins the noun before the comma as its ``conj``
     and shares that noun's governor (wear scarf, wear hat)."""
-    nouns = ("NN", "NNS", "NNP", "NNPS")
     for k, (text, _tag, _head, _dep) in enumerate(words):
         if text != "," or k == 0:
             continue
         c = k - 1
-        if words[c][1] not in nouns or words[c][3] not in _LIST_HEAD_DEPS:
+        if words[c][1] not in _NOUN_TAGS or words[c][3] not in _LIST_HEAD_DEPS:
             continue
         a = k + 1
-        while a < len(words) and words[a][1] in ("DT", "JJ", "CD", "PRP$", "CC", "NN", "NNS", "NNP", "NNPS"):
-            if words[a][1] in nouns and words[a][3] != "compound":
+        while a < len(words) and words[a][1] in ("DT", "JJ", "CD", "PRP$", "CC", *_NOUN_TAGS):
+            if words[a][1] in _NOUN_TAGS and words[a][3] != "compound":
                 break
             a += 1
-        if a >= len(words) or words[a][1] not in nouns or words[a][3] not in ("appos", "conj"):
+        if a >= len(words) or words[a][1] not in _NOUN_TAGS or words[a][3] not in ("appos", "conj"):
             continue
         if (words[a][2] == c and words[a][3] == "conj") or words[a][2] > a:
             continue
