@@ -117,12 +117,7 @@ def val2014_captions() -> Path:
     target = oracle_dir() / "captions_val2014.json"
     if target.exists() and target.stat().st_size > 0:
         return target
-    python = oracle_python(need_java=False)
-    jar = subprocess.run(
-        [str(python), "-c", "import os, pycocoevalcap as p; "
-         "print(os.path.join(list(p.__path__)[0], 'spice', 'spice-1.0.jar'))"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()
+    jar = _spice_dir() / "spice-1.0.jar"
     tmp = target.with_suffix(".tmp")
     with zipfile.ZipFile(jar) as archive, open(tmp, "wb") as out:
         out.write(archive.read("coco/annotations/captions_val2014.json"))
