@@ -1,8 +1,5 @@
 package edu.stanford.nlp.util;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * Test-time stand-in for the CoreNLP class of this name, which SPICE's SceneGraph names but
  * whose maps it never touches. Only what spice-1.0.jar links against is provided.
@@ -12,9 +9,5 @@ public class MapFactory<K, V> implements java.io.Serializable {
 
   public static <K, V> MapFactory<K, V> hashMapFactory() {
     return new MapFactory<K, V>();
-  }
-
-  public Map<K, V> newMap() {
-    return new LinkedHashMap<K, V>();
   }
 }
