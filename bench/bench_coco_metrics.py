@@ -236,8 +236,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{stage:9s} capeval {t_ours:7.3f} s (+{row['capeval_load_s']:.2f} s load)  official {t_theirs:7.3f} s  "
             f"ratio {row['speedup']:6.1f}x (with load {t_theirs / (t_ours + row['capeval_load_s']):5.1f}x)  "
             f"peak MiB capeval {row['capeval_peak_mib']:6.0f} official {row['official_peak_mib']:6.0f}"
-            + (f"  ({row['capeval_captions_per_s']:,.0f} vs {row['official_captions_per_s']:,.0f} captions/s)"
-               if unit == "captions/s" else ""),
+            + (
+                f"  ({row['capeval_captions_per_s']:,.0f} vs {row['official_captions_per_s']:,.0f} captions/s)"
+                if unit == "captions/s"
+                else ""
+            ),
             flush=True,
         )
     os.unlink(official_script)
@@ -249,9 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             if "capeval_captions_per_s" in row:
                 row["vs_official_corpus_rate"] = row["capeval_captions_per_s"] / corpus_rate
-                print(f"{row['stage']:9s} {row['capeval_captions_per_s']:,.0f} captions/s = "
-                      f"{row['vs_official_corpus_rate']:.1f}x the official CIDEr-D on the whole corpus "
-                      f"({corpus_rate:,.0f} captions/s)")
+                print(
+                    f"{row['stage']:9s} {row['capeval_captions_per_s']:,.0f} captions/s = "
+                    f"{row['vs_official_corpus_rate']:.1f}x the official CIDEr-D on the whole corpus "
+                    f"({corpus_rate:,.0f} captions/s)"
+                )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"n_images": n, "repeat": args.repeat, "rows": rows}, fh, indent=1)

@@ -50,8 +50,10 @@ def test_plain_mappings_and_jsonl(tmp_path: Path) -> None:
     jl = tmp_path / "r.jsonl"
     jl.write_text('{"image_id": 7, "caption": "a dog"}\n\n{"image_id": "8", "caption": "a cat"}\n', encoding="utf-8")
     rl = tmp_path / "f.jsonl"
-    rl.write_text('{"image_id": 7, "caption": "x"}\n{"image_id": 7, "caption": "y"}\n'
-                  '{"image_id": 8, "captions": ["z", "w"]}\n', encoding="utf-8")
+    rl.write_text(
+        '{"image_id": 7, "caption": "x"}\n{"image_id": 7, "caption": "y"}\n{"image_id": 8, "captions": ["z", "w"]}\n',
+        encoding="utf-8",
+    )
     corpus = load_corpus(jl, rl)
     assert corpus.candidates == ("a dog", "a cat") and corpus.references == (("x", "y"), ("z", "w"))
 
@@ -132,11 +134,15 @@ def test_missing_file() -> None:
 
 @pytest.mark.parametrize("char", ["\r", "\u2028", "\u2029", "\x0b", "\x0c", "\n", "\t", "\x85"])
 def test_line_break_characters_keep_captions_aligned(tmp_path: Path, char: str) -> None:
-    res = write(tmp_path, "r.json", [
-        {"image_id": 1, "caption": f"a dog{char}running"},
-        {"image_id": 2, "caption": "a cat"},
-        {"image_id": 3, "caption": "last"},
-    ])
+    res = write(
+        tmp_path,
+        "r.json",
+        [
+            {"image_id": 1, "caption": f"a dog{char}running"},
+            {"image_id": 2, "caption": "a cat"},
+            {"image_id": 3, "caption": "last"},
+        ],
+    )
     refs = write(tmp_path, "f.json", {"1": [f"x{char}y"], "2": ["a cat"], "3": ["last one"]})
     corpus = load_corpus(res, refs)
     assert corpus.ids == (1, 2, 3)

@@ -110,8 +110,7 @@ def _load(path: PathLike) -> tuple[Any, bool]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CaptionFileError(
-            f"{name}: not valid UTF-8 at byte {exc.start} ({raw[exc.start:exc.start + 1]!r}); "
-            "save the file as UTF-8"
+            f"{name}: not valid UTF-8 at byte {exc.start} ({raw[exc.start : exc.start + 1]!r}); save the file as UTF-8"
         ) from None
     if not text.strip():
         raise CaptionFileError(f"{name}: file is empty")
@@ -221,9 +220,7 @@ def read_candidates(path: PathLike) -> dict[ImageId, str]:
             where = f"key {key!r}"
             if isinstance(value, list):
                 if len(value) != 1:
-                    raise CaptionFileError(
-                        f"{name}: {where}: expected exactly one candidate caption, got {len(value)}"
-                    )
+                    raise CaptionFileError(f"{name}: {where}: expected exactly one candidate caption, got {len(value)}")
                 value = value[0]
             add(where, key, value)
     else:
@@ -294,7 +291,7 @@ def read_references(path: PathLike) -> dict[ImageId, list[str]]:
                 raise CaptionFileError(f"{name}: {where}: missing {' and '.join(repr(k) for k in missing)}")
             key = _check_id(name, where, ann["image_id"])
             if images is not None and key not in known:
-                raise CaptionFileError(f"{name}: {where}: image id {ann['image_id']!r} is not in \"images\"")
+                raise CaptionFileError(f'{name}: {where}: image id {ann["image_id"]!r} is not in "images"')
             slot(where, ann["image_id"]).append(
                 _check_caption(name, f"{where} (image id {ann['image_id']!r})", ann["caption"], "caption")
             )

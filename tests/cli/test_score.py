@@ -17,8 +17,24 @@ METRICS = "bleu,rouge-l,cider-d"
 def test_score_json_uses_official_names(tmp_path: Path, capsys: Any, demo_official: dict[str, Any]) -> None:
     results, refs = demo_paths()
     per_image = tmp_path / "per_image.json"
-    code = main(["score", "--results", str(results), "--references", str(refs), "--metrics", METRICS,
-                 "--format", "json", "--per-image", str(per_image), "--quiet", "--tokenizer", "ws"])
+    code = main(
+        [
+            "score",
+            "--results",
+            str(results),
+            "--references",
+            str(refs),
+            "--metrics",
+            METRICS,
+            "--format",
+            "json",
+            "--per-image",
+            str(per_image),
+            "--quiet",
+            "--tokenizer",
+            "ws",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     for key in ("Bleu_1", "Bleu_4", "ROUGE_L", "CIDEr"):
@@ -51,8 +67,7 @@ def test_errors_exit_nonzero_with_message(tmp_path: Path, capsys: Any) -> None:
 
 def test_unknown_metric(tmp_path: Path, capsys: Any) -> None:
     results, refs = demo_paths()
-    assert main(["score", "--results", str(results), "--references", str(refs), "--metrics", "nosuch",
-                 "--quiet"]) == 2
+    assert main(["score", "--results", str(results), "--references", str(refs), "--metrics", "nosuch", "--quiet"]) == 2
     assert "unknown metric 'nosuch'" in capsys.readouterr().err
 
 

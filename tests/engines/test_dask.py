@@ -59,8 +59,27 @@ def test_cli_dask_local(capsys: Any) -> None:
     from capeval.cli.main import main
 
     results, refs = demo_paths()
-    assert main(["score", "--results", str(results), "--references", str(refs), "--metrics", "bleu",
-                 "--dask", "local", "--workers", "2", "--format", "json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--results",
+                str(results),
+                "--references",
+                str(refs),
+                "--metrics",
+                "bleu",
+                "--dask",
+                "local",
+                "--workers",
+                "2",
+                "--format",
+                "json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     import json
 
     out = json.loads(capsys.readouterr().out)

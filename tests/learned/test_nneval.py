@@ -220,7 +220,8 @@ def test_shipped_model_card_facts() -> None:
     assert model.seed == 0
     assert [p.shape for p in model.params] == [(8, 72), (72,), (72, 72), (72,), (72, 2), (2,)]
     assert model.meta["validation"]["kendall_tau_c_flickr8k_expert_dev_validation_half"] == pytest.approx(
-        0.489, abs=5e-4  # the figure on the model card (docs/metrics/nneval.md)
+        0.489,
+        abs=5e-4,  # the figure on the model card (docs/metrics/nneval.md)
     )
 
 
@@ -264,7 +265,7 @@ def test_distractor_check_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     bad.write_text(f"{good}\n{{oops\n", encoding="utf-8")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
     assert "bad.jsonl:2: invalid JSON" in capsys.readouterr().err
-    bad.write_text('[1]\n', encoding="utf-8")
+    bad.write_text("[1]\n", encoding="utf-8")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
     assert "bad.jsonl:1: expected a JSON object" in capsys.readouterr().err
     bad.write_bytes(b"\xff\xfe\n")

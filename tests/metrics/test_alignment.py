@@ -26,8 +26,9 @@ def test_line_breaks_keep_items_aligned(char: str) -> None:
         for key in ("bleu", "rouge-l"):
             np.testing.assert_array_equal(together.results[key].stats[i], alone.results[key].stats[0])
     # The caption after the odd one is intact: a perfect match scores 1.
-    same = evaluate(candidates=candidates, references=[references[0], ["a cat sleeping"], references[2]],
-                    metrics=["rouge-l"])
+    same = evaluate(
+        candidates=candidates, references=[references[0], ["a cat sleeping"], references[2]], metrics=["rouge-l"]
+    )
     assert same.results["rouge-l"].item_scores[1] == pytest.approx(1.0)
 
 
@@ -42,8 +43,11 @@ def test_tokenizer_output_is_one_string_per_caption() -> None:
 
 def test_very_long_caption_is_scored() -> None:
     long = "a man riding a horse " * 2_000
-    result = evaluate(candidates=[long, "a dog"], references=[["a man riding a horse"], ["a dog"]],
-                      metrics=["bleu", "rouge-l", "cider-d"])
+    result = evaluate(
+        candidates=[long, "a dog"],
+        references=[["a man riding a horse"], ["a dog"]],
+        metrics=["bleu", "rouge-l", "cider-d"],
+    )
     for res in result.results.values():
         assert np.isfinite(res.item_scores).all()
     assert result.results["rouge-l"].item_scores[1] == pytest.approx(1.0)

@@ -60,8 +60,7 @@ def test_empty_and_one_word_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     assert compiled[0] == 0.0 and np.isfinite(compiled).all()
 
 
-def test_frozen_df_of_the_references_matches_official_demo(demo_official: dict[str, Any],
-                                                           demo_tokenized: Any) -> None:
+def test_frozen_df_of_the_references_matches_official_demo(demo_official: dict[str, Any], demo_tokenized: Any) -> None:
     # Frequencies frozen from the evaluated references are the official corpus mode's.
     ids, cands, refs = demo_tokenized
     metric = CIDErD(tokenizer="none", df=DocumentFrequencies.from_references(refs))
@@ -103,8 +102,9 @@ def test_encode_frozen_ids() -> None:
 
 def _index_as_dict(index: _cider_kernel.GramIndex, vocab: tuple[str, ...]) -> dict[str, float]:
     out = {}
-    for key, order, value in zip(index.gram_key.tolist(), index.gram_order.tolist(), index.gram_df.tolist(),
-                                 strict=True):
+    for key, order, value in zip(
+        index.gram_key.tolist(), index.gram_order.tolist(), index.gram_df.tolist(), strict=True
+    ):
         words = [vocab[(key >> (16 * (order - 1 - j))) & 0xFFFF] for j in range(order)]
         out[" ".join(words)] = value
     return out
@@ -128,8 +128,10 @@ def test_reference_index_counts_documents_like_the_vectorized_counter() -> None:
     from capeval.metrics.ngrams import encode_words
 
     rng = random.Random(4)
-    refs = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(1, 4))]
-            for _ in range(300)]  # 300 items: the table grows several times
+    refs = [
+        [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(1, 4))]
+        for _ in range(300)
+    ]  # 300 items: the table grows several times
     ids, lengths, vocab = encode_words([r for item in refs for r in item])
     starts = np.concatenate(([0], np.cumsum(lengths)))
     item_start = np.concatenate(([0], np.cumsum([len(item) for item in refs])))
@@ -146,8 +148,9 @@ def test_compiled_reference_frequencies_equal_vectorized(monkeypatch: pytest.Mon
     metric = metric_cls(tokenizer="none")
     for _ in range(10):
         batch = _random_batch(rng, rng.randint(1, 30), rng.randint(1, 4))
-        np.testing.assert_allclose(metric.score_batch(*batch), _vectorized(monkeypatch, metric, *batch),
-                                   rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(
+            metric.score_batch(*batch), _vectorized(monkeypatch, metric, *batch), rtol=1e-12, atol=1e-13
+        )
     candidates, items, references = _random_batch(rng, 200, 2)
     whole = metric.score_batch(candidates, items, references)
     monkeypatch.setattr(_cider_kernel, "CHUNK_SENTENCES", 23)  # runs of whole items, same frequencies
@@ -159,8 +162,10 @@ REFS_SMALL = [["a dog runs", "the dog is running"], ["a cat is sleeping"]]
 
 def test_compiled_document_frequencies_equal_the_vectorized_counter(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(6)
-    refs = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 5))]
-            for _ in range(400)]
+    refs = [
+        [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 5))]
+        for _ in range(400)
+    ]
     compiled = DocumentFrequencies.from_references(refs, name="x")
     with monkeypatch.context() as patch:
         patch.setattr(_cider_kernel, "frequency_table", lambda references, n: None)

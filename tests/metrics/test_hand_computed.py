@@ -66,8 +66,14 @@ def test_rouge_l_precision_and_recall_maximised_separately() -> None:
 
 
 def test_empty_candidate_is_defined() -> None:
-    for metric in (BLEU(tokenizer="none"), ROUGEL(tokenizer="none"), CIDErD(tokenizer="none"),
-                   CIDEr(tokenizer="none"), ROUGEN(tokenizer="none"), ROUGES(tokenizer="none")):
+    for metric in (
+        BLEU(tokenizer="none"),
+        ROUGEL(tokenizer="none"),
+        CIDErD(tokenizer="none"),
+        CIDEr(tokenizer="none"),
+        ROUGEN(tokenizer="none"),
+        ROUGES(tokenizer="none"),
+    ):
         r = metric.score_tokenized(candidates=["", "a cat"], references=[["a dog"], ["a cat"]])
         assert np.isfinite(r.item_scores).all(), metric.name
         assert r.item_scores[0] <= 1e-6, metric.name
@@ -177,8 +183,18 @@ def test_encode_words_equals_str_split_on_random_text(sep: str | None) -> None:
 
     rng = random.Random(0)
     alphabet = "ab c\t.xyz  0123456789-'\x1f\x0b\xa0é\u2028€漢\u3000\x85\u2005\u200a\u200b\u1680"
-    words = ["averyveryverylongwordindeedmorethan16", "exactly16bytes!!", "short", "a\xa0b", "\u3000", "1\xa01/2",
-             "8bytes!!", "9bytes!!!", "9bytes!!?", "\u00e9t\u00e9s"]  # around the 8 packed bytes of a short key
+    words = [
+        "averyveryverylongwordindeedmorethan16",
+        "exactly16bytes!!",
+        "short",
+        "a\xa0b",
+        "\u3000",
+        "1\xa01/2",
+        "8bytes!!",
+        "9bytes!!!",
+        "9bytes!!?",
+        "\u00e9t\u00e9s",
+    ]  # around the 8 packed bytes of a short key
     for _ in range(300):
         sentences = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(rng.randint(1, 6))]
         sentences += [" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) for _ in range(2)] + ["", " "]
@@ -198,8 +214,9 @@ def test_encode_words_ids_in_first_occurrence_order_over_a_large_vocabulary(sep:
     from capeval.metrics.ngrams import encode_words
 
     rng = random.Random(1)
-    sentences = [" ".join(f"w{rng.randint(0, 60000)}" + "x" * rng.randint(0, 12) for _ in range(20))
-                 for _ in range(2000)]
+    sentences = [
+        " ".join(f"w{rng.randint(0, 60000)}" + "x" * rng.randint(0, 12) for _ in range(20)) for _ in range(2000)
+    ]
     ids, lengths, vocab = encode_words(sentences, sep=sep)
     first: dict[str, int] = {}
     expected = [first.setdefault(w, len(first)) for s in sentences for w in s.split(sep)]

@@ -87,8 +87,10 @@ def main(in_path, out_path):
         "corpus": corpus,
         "per_item": per_item,
         "bleu_stats": bleu_stats,
-        "tokenized": {"candidates": {str(k): v[0] for k, v in res_tok.items()},
-                      "references": {str(k): v for k, v in gts_tok.items()}},
+        "tokenized": {
+            "candidates": {str(k): v[0] for k, v in res_tok.items()},
+            "references": {str(k): v for k, v in gts_tok.items()},
+        },
         "timings_s": timings,
     }
     with open(out_path, "w", encoding="utf-8") as fh:

@@ -18,8 +18,15 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OracleUnavailable", "human_agreement_protocol", "oracle_dir", "oracle_python", "run_official",
-           "run_spice_core", "val2014_captions"]
+__all__ = [
+    "OracleUnavailable",
+    "human_agreement_protocol",
+    "oracle_dir",
+    "oracle_python",
+    "run_official",
+    "run_spice_core",
+    "val2014_captions",
+]
 
 #: The official package version the parity suites compare against.
 OFFICIAL_PACKAGE = "pycocoevalcap==1.2"
@@ -50,8 +57,11 @@ def oracle_python(*, need_java: bool = True) -> Path:
     try:
         if not python.exists():
             subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, capture_output=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", OFFICIAL_PACKAGE, "pycocotools"], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", OFFICIAL_PACKAGE, "pycocotools"],
+            check=True,
+            capture_output=True,
+        )
     except subprocess.CalledProcessError as exc:
         raise OracleUnavailable(f"could not install {OFFICIAL_PACKAGE}: {exc.stderr!r:.500}") from None
     return python
@@ -62,7 +72,9 @@ def _spice_dir() -> Path:
     python = oracle_python(need_java=False)
     found = subprocess.run(
         [str(python), "-c", "import os, pycocoevalcap as p; print(os.path.join(list(p.__path__)[0], 'spice'))"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     return Path(found)
 
@@ -84,16 +96,29 @@ def run_spice_core(mode: str, payload: Any, *, exact: bool = False, timeout: flo
     if shutil.which("java") is None or shutil.which("javac") is None:
         raise OracleUnavailable("java and javac are needed (apt-get install -y default-jdk-headless)")
     spice = _spice_dir()
-    classpath = [spice / "spice-1.0.jar"] + [spice / "lib" / name for name in
-                                             ("Meteor-1.5.jar", "json-simple-1.1.1.jar", "guava-19.0.jar")]
+    classpath = [spice / "spice-1.0.jar"] + [
+        spice / "lib" / name for name in ("Meteor-1.5.jar", "json-simple-1.1.1.jar", "guava-19.0.jar")
+    ]
     sources = sorted(_SPICE_CORE.rglob("*.java"))
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:16]
     classes = oracle_dir() / f"spice-core-{digest}"
     if not classes.exists():
         tmp = classes.with_name(f"{classes.name}.tmp{os.getpid()}")
-        subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(tmp),
-                        "-cp", os.pathsep.join(map(str, classpath)), *map(str, sources)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                "javac",
+                "-nowarn",
+                "-encoding",
+                "UTF-8",
+                "-d",
+                str(tmp),
+                "-cp",
+                os.pathsep.join(map(str, classpath)),
+                *map(str, sources),
+            ],
+            check=True,
+            capture_output=True,
+        )
         os.replace(tmp, classes)
     work = oracle_dir() / "cache"
     work.mkdir(parents=True, exist_ok=True)
@@ -102,8 +127,15 @@ def run_spice_core(mode: str, payload: Any, *, exact: bool = False, timeout: flo
         in_path.write_text("".join(f"{word}\n" for word in payload), encoding="utf-8")
     else:
         in_path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
-    command = ["java", "-cp", os.pathsep.join(map(str, [classes, *classpath])), "SpiceCoreOracle", mode,
-               str(in_path), str(out_path)] + (["exact"] if exact else [])
+    command = [
+        "java",
+        "-cp",
+        os.pathsep.join(map(str, [classes, *classpath])),
+        "SpiceCoreOracle",
+        mode,
+        str(in_path),
+        str(out_path),
+    ] + (["exact"] if exact else [])
     try:
         subprocess.run(command, check=True, capture_output=True, timeout=timeout)
         return out_path.read_text(encoding="utf-8").splitlines()
@@ -141,12 +173,23 @@ def human_agreement_protocol(n_refs: int = 4) -> dict[str, Any]:
     }
 
 
-def run_official(ids: list[Any], candidates: list[str], references: list[list[str]], *,
-                 metrics: tuple[str, ...] = ("bleu", "meteor", "rouge", "cider"), tokenize: bool = True,
-                 timeout: float = 3600) -> dict[str, Any]:
+def run_official(
+    ids: list[Any],
+    candidates: list[str],
+    references: list[list[str]],
+    *,
+    metrics: tuple[str, ...] = ("bleu", "meteor", "rouge", "cider"),
+    tokenize: bool = True,
+    timeout: float = 3600,
+) -> dict[str, Any]:
     """Official scores for the given items (cached by input hash)."""
-    job = {"ids": [str(i) for i in ids], "candidates": list(candidates), "references": [list(r) for r in references],
-           "metrics": list(metrics), "tokenize": tokenize}
+    job = {
+        "ids": [str(i) for i in ids],
+        "candidates": list(candidates),
+        "references": [list(r) for r in references],
+        "metrics": list(metrics),
+        "tokenize": tokenize,
+    }
     blob = json.dumps(job, ensure_ascii=False, sort_keys=True).encode("utf-8")
     digest = hashlib.sha256(blob + _RUNNER.read_bytes()).hexdigest()[:16]
     cache = oracle_dir() / "cache"

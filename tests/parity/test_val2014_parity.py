@@ -53,9 +53,11 @@ def test_scorers_on_official_tokens(protocol: dict[str, Any], official: dict[str
     refs = [official["tokenized"]["references"][k] for k in keys]
     ev = evaluate(candidates=cands, references=refs, metrics=list(SCORERS), tokenizer="none")
     names = ev.official_names()
-    tables = {"names": {k: v for k, v in names.items() if v in sum(SCORERS.values(), [])},
-              "items": {k: r.item_table[k] for res in [ev.results] for r in res.values() for k in r.item_table},
-              "corpus": ev.scores()}
+    tables = {
+        "names": {k: v for k, v in names.items() if v in sum(SCORERS.values(), [])},
+        "items": {k: r.item_table[k] for res in [ev.results] for r in res.values() for k in r.item_table},
+        "corpus": ev.scores(),
+    }
     _compare(tables, official, keys)
     bleu = ev.results["bleu"].stats.sum(axis=0)
     assert list(bleu[2:6]) == official["bleu_stats"]["guess"] and list(bleu[6:10]) == official["bleu_stats"]["correct"]
@@ -65,11 +67,14 @@ def test_end_to_end_with_capeval_tokenizer(protocol: dict[str, Any], official: d
     """Raw captions through capeval's PTB tokenizer and scorers vs the whole official pipeline."""
     from capeval.engines.local import evaluate
 
-    ev = evaluate(candidates=protocol["candidates"], references=protocol["references"],
-                  metrics=list(SCORERS), tokenizer="ptb")
+    ev = evaluate(
+        candidates=protocol["candidates"], references=protocol["references"], metrics=list(SCORERS), tokenizer="ptb"
+    )
     keys = [str(i) for i in range(len(protocol["ids"]))]
     names = ev.official_names()
-    tables = {"names": {k: v for k, v in names.items() if v in sum(SCORERS.values(), [])},
-              "items": {k: r.item_table[k] for r in ev.results.values() for k in r.item_table},
-              "corpus": ev.scores()}
+    tables = {
+        "names": {k: v for k, v in names.items() if v in sum(SCORERS.values(), [])},
+        "items": {k: r.item_table[k] for r in ev.results.values() for k in r.item_table},
+        "corpus": ev.scores(),
+    }
     _compare(tables, official, keys)

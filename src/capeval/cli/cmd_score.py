@@ -30,10 +30,14 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         "--tokenizer", default="ptb", help="ptb (the COCO tokenizer, default), ws (lower-case + split), none"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
-    parser.add_argument("--dask", metavar="SCHEDULER",
-                        help="score on a Dask cluster: a scheduler address, or 'local' for a local cluster")
-    parser.add_argument("--workers", default="auto",
-                        help="worker processes for large corpora: a number, or 'auto' (one per CPU core)")
+    parser.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="score on a Dask cluster: a scheduler address, or 'local' for a local cluster",
+    )
+    parser.add_argument(
+        "--workers", default="auto", help="worker processes for large corpora: a number, or 'auto' (one per CPU core)"
+    )
 
 
 def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, require_all: bool = False) -> int:
@@ -50,8 +54,9 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
     if args.dask:
         evaluation = _evaluate_on_dask(args, corpus, metrics)
     else:
-        evaluation = evaluate(corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress,
-                              workers=_workers(args.workers))
+        evaluation = evaluate(
+            corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress, workers=_workers(args.workers)
+        )
     if args.format == "json":
         print(format_json(evaluation))
     elif args.format == "csv":
@@ -103,11 +108,22 @@ def register(subparsers: Any) -> None:
         help="score candidate captions against references (COCO metrics)",
         description="Score a results file against reference captions with the official COCO numbers.",
     )
-    parser.add_argument("--results", required=True, help='candidates: COCO results [{"image_id","caption"}], '
-                        "{id: caption}, or JSON Lines")
-    parser.add_argument("--references", "--annotations", dest="references", required=True,
-                        help="references: COCO captions file, {id: [captions]}, or JSON Lines")
-    parser.add_argument("--require-all", action="store_true",
-                        help="fail if some reference images have no candidate (default: score the ones that do)")
+    parser.add_argument(
+        "--results",
+        required=True,
+        help='candidates: COCO results [{"image_id","caption"}], {id: caption}, or JSON Lines',
+    )
+    parser.add_argument(
+        "--references",
+        "--annotations",
+        dest="references",
+        required=True,
+        help="references: COCO captions file, {id: [captions]}, or JSON Lines",
+    )
+    parser.add_argument(
+        "--require-all",
+        action="store_true",
+        help="fail if some reference images have no candidate (default: score the ones that do)",
+    )
     add_scoring_options(parser)
     parser.set_defaults(func=_run)

@@ -86,9 +86,15 @@ def evaluate_dask(
     for tok_name in {m.tokenizer.name for m in built.values()}:
         cand_futures, ref_futures = [], []
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            cand_futures.append(client.submit(
-                _tokenize_partition, tok_name, corpus.candidates[lo:hi], corpus.candidates[hi : hi + READ_AHEAD],
-                pure=False))
+            cand_futures.append(
+                client.submit(
+                    _tokenize_partition,
+                    tok_name,
+                    corpus.candidates[lo:hi],
+                    corpus.candidates[hi : hi + READ_AHEAD],
+                    pure=False,
+                )
+            )
             flat = [r for refs in corpus.references[lo:hi] for r in refs]
             following = [r for refs in corpus.references[hi : hi + READ_AHEAD] for r in refs][:READ_AHEAD]
             ref_futures.append(client.submit(_tokenize_partition, tok_name, flat, following, pure=False))

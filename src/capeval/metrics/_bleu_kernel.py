@@ -30,8 +30,9 @@ def available(n: int, n_vocab: int) -> bool:
     return _numba.HAVE_NUMBA and 1 <= n <= MAX_ORDER and n_vocab < _numba.MAX_WORDS
 
 
-def clipped_matches(words: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], n_items: int,
-                    n_refs: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:
+def clipped_matches(
+    words: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], n_items: int, n_refs: npt.NDArray[np.int64], n: int
+) -> npt.NDArray[np.int64]:
     """Clipped matches per item and order, ``(n_items, n)``.
 
     Args:

@@ -92,8 +92,14 @@ class GramIndex:
     gram_df: npt.NDArray[np.float64]
 
 
-def build_tables(prefix: npt.NDArray[np.int64], last_word: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64],
-                 df: npt.NDArray[np.float64], n: int, n_vocab: int) -> GramIndex:
+def build_tables(
+    prefix: npt.NDArray[np.int64],
+    last_word: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64],
+    df: npt.NDArray[np.float64],
+    n: int,
+    n_vocab: int,
+) -> GramIndex:
     """Index a frozen n-gram table (prefix id + last word per gram id, orders in ``offsets`` ranges)."""
     packed = np.zeros(prefix.shape[0], dtype=np.uint64)
     packed[: offsets[1]] = last_word[: offsets[1]].astype(np.uint64)
@@ -124,8 +130,9 @@ def _index(gram_key: Any, gram_order: Any, n_grams: int, size: int) -> Any:  # p
     return slot_gram
 
 
-def reference_index(ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64],
-                    n: int, n_vocab: int) -> GramIndex:
+def reference_index(
+    ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64], n: int, n_vocab: int
+) -> GramIndex:
     """Document frequencies of the references (item ``i``: sentences ``item_start[i]..item_start[i+1]-1``).
 
     A document is an item: an n-gram counts once per item whose references contain it.
@@ -138,14 +145,14 @@ def reference_index(ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], i
     last_item = np.empty(capacity, dtype=np.int64)
     state = np.zeros(2, dtype=np.int64)  # next item, n-grams so far
     slot_gram = np.full(1024, -1, dtype=np.int64)
-    while not _count_references(ids, starts, item_start, n, slot_gram, gram_key, gram_order, gram_df, last_item,
-                                state):
+    while not _count_references(ids, starts, item_start, n, slot_gram, gram_key, gram_order, gram_df, last_item, state):
         # Too full for the next item: a larger table (a separate scan keeps the hot loop's
         # arrays fixed, which numba compiles much better).
         slot_gram = _index(gram_key, gram_order, int(state[1]), 2 * slot_gram.shape[0])
     n_grams = int(state[1])
-    return GramIndex(n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(),
-                     gram_df[:n_grams].copy())
+    return GramIndex(
+        n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(), gram_df[:n_grams].copy()
+    )
 
 
 def frequency_table(references: Sequence[Sequence[str]], n: int) -> tuple[Any, ...] | None:
@@ -176,13 +183,29 @@ def frequency_table(references: Sequence[Sequence[str]], n: int) -> tuple[Any, .
         df.append(index.gram_df[mine][order])
         offsets.append(offsets[-1] + keys.shape[0])
         previous = keys
-    return (vocab, np.concatenate(prefix), np.concatenate(last_word), np.asarray(offsets, dtype=np.int64),
-            np.concatenate(df), index)
+    return (
+        vocab,
+        np.concatenate(prefix),
+        np.concatenate(last_word),
+        np.asarray(offsets, dtype=np.int64),
+        np.concatenate(df),
+        index,
+    )
 
 
 @_jit
-def _count_references(ids: Any, starts: Any, item_start: Any, n: int, slot_gram: Any, gram_key: Any, gram_order: Any,
-                      gram_df: Any, last_item: Any, state: Any) -> bool:  # pragma: no cover - compiled
+def _count_references(
+    ids: Any,
+    starts: Any,
+    item_start: Any,
+    n: int,
+    slot_gram: Any,
+    gram_key: Any,
+    gram_order: Any,
+    gram_df: Any,
+    last_item: Any,
+    state: Any,
+) -> bool:  # pragma: no cover - compiled
     """Count document frequencies from item ``state[0]`` on; False when the table needs to grow first."""
     n_grams = state[1]
     for item in range(state[0], item_start.shape[0] - 1):
@@ -213,8 +236,9 @@ def _count_references(ids: Any, starts: Any, item_start: Any, n: int, slot_gram:
     return True
 
 
-def encode_frozen(sentences: Sequence[str], word_index: dict[str, int],
-                  n_vocab: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+def encode_frozen(
+    sentences: Sequence[str], word_index: dict[str, int], n_vocab: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
     """Word ids of all sentences (``str.split()``) and each sentence's first-word offset.
 
     Words of the frozen vocabulary keep their ids; unseen words get ids from ``n_vocab`` up,
@@ -233,9 +257,20 @@ def encode_frozen(sentences: Sequence[str], word_index: dict[str, int],
     return ids, starts
 
 
-def score_batch(candidates: Sequence[str], cand_item: npt.NDArray[np.int64], flat_refs: Sequence[str],
-                n_refs: npt.NDArray[np.int64], word_index: dict[str, int], index: GramIndex, n_documents: int, *,
-                n: int, sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64] | None:
+def score_batch(
+    candidates: Sequence[str],
+    cand_item: npt.NDArray[np.int64],
+    flat_refs: Sequence[str],
+    n_refs: npt.NDArray[np.int64],
+    word_index: dict[str, int],
+    index: GramIndex,
+    n_documents: int,
+    *,
+    n: int,
+    sigma: float | None,
+    clip: bool,
+    scale: float,
+) -> npt.NDArray[np.float64] | None:
     """Score tokenized candidates against the references of their items, with frozen frequencies.
 
     ``flat_refs`` are the references item by item, ``n_refs[i]`` of them for item ``i``;
@@ -247,13 +282,32 @@ def score_batch(candidates: Sequence[str], cand_item: npt.NDArray[np.int64], fla
     if encoded is None:
         return None
     ids, starts = encoded
-    return score_encoded(index, ids, starts, len(candidates), cand_item, bounds(n_refs) + len(candidates),
-                         n_documents, n=n, sigma=sigma, clip=clip, scale=scale)
+    return score_encoded(
+        index,
+        ids,
+        starts,
+        len(candidates),
+        cand_item,
+        bounds(n_refs) + len(candidates),
+        n_documents,
+        n=n,
+        sigma=sigma,
+        clip=clip,
+        scale=scale,
+    )
 
 
-def score_with_reference_frequencies(candidates: Sequence[str], cand_item: npt.NDArray[np.int64],
-                                     flat_refs: Sequence[str], n_refs: npt.NDArray[np.int64], *, n: int,
-                                     sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64] | None:
+def score_with_reference_frequencies(
+    candidates: Sequence[str],
+    cand_item: npt.NDArray[np.int64],
+    flat_refs: Sequence[str],
+    n_refs: npt.NDArray[np.int64],
+    *,
+    n: int,
+    sigma: float | None,
+    clip: bool,
+    scale: float,
+) -> npt.NDArray[np.float64] | None:
     """Score with document frequencies counted over the references (one document per item), as
     the official scorer does. Arguments as in :func:`score_batch`. None when the words or ``n``
     do not fit in packed keys."""
@@ -263,8 +317,19 @@ def score_with_reference_frequencies(candidates: Sequence[str], cand_item: npt.N
     ids, starts, vocab = encoded
     item_start = bounds(n_refs) + len(candidates)
     index = reference_index(ids, starts, item_start, n, len(vocab))
-    return score_encoded(index, ids, starts, len(candidates), cand_item, item_start, n_refs.shape[0], n=n,
-                         sigma=sigma, clip=clip, scale=scale)
+    return score_encoded(
+        index,
+        ids,
+        starts,
+        len(candidates),
+        cand_item,
+        item_start,
+        n_refs.shape[0],
+        n=n,
+        sigma=sigma,
+        clip=clip,
+        scale=scale,
+    )
 
 
 def _encode(sentences: Sequence[str], n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Any] | None:
@@ -275,9 +340,20 @@ def _encode(sentences: Sequence[str], n: int) -> tuple[npt.NDArray[np.int64], np
     return ids, bounds(lengths), vocab
 
 
-def score_encoded(index: GramIndex, ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], n_cands: int,
-                  cand_item: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64], n_documents: int, *, n: int,
-                  sigma: float | None, clip: bool, scale: float) -> npt.NDArray[np.float64]:
+def score_encoded(
+    index: GramIndex,
+    ids: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    n_cands: int,
+    cand_item: npt.NDArray[np.int64],
+    item_start: npt.NDArray[np.int64],
+    n_documents: int,
+    *,
+    n: int,
+    sigma: float | None,
+    clip: bool,
+    scale: float,
+) -> npt.NDArray[np.float64]:
     """Score candidates ``0..n_cands-1`` against the references of their items.
 
     Args:
@@ -295,8 +371,18 @@ def score_encoded(index: GramIndex, ids: npt.NDArray[np.int64], starts: npt.NDAr
     which bounds the working memory.
     """
     n_items = item_start.shape[0] - 1
-    params = (index.slot_gram, index.gram_key, index.gram_order, index.gram_df, index.n_vocab,
-              math.log(float(n_documents)), n, -1.0 if sigma is None else float(sigma), clip, float(scale))
+    params = (
+        index.slot_gram,
+        index.gram_key,
+        index.gram_order,
+        index.gram_df,
+        index.n_vocab,
+        math.log(float(n_documents)),
+        n,
+        -1.0 if sigma is None else float(sigma),
+        clip,
+        float(scale),
+    )
     if starts.shape[0] - 1 <= CHUNK_SENTENCES:
         return _score(ids, starts, n_cands, cand_item, item_start, *params)
     per_item = np.diff(item_start) + np.bincount(cand_item, minlength=n_items)
@@ -312,15 +398,30 @@ def score_encoded(index: GramIndex, ids: npt.NDArray[np.int64], starts: npt.NDAr
         chunk_starts = bounds(lengths)
         chunk_ids = ids[np.repeat(starts[sentences], lengths) + ranks_within(lengths)]
         chunk_item_start = item_start[a : b + 1] - item_start[a] + picked.shape[0]
-        scores[picked] = _score(chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start,
-                                *params)
+        scores[picked] = _score(
+            chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start, *params
+        )
     return scores
 
 
 @_jit
-def _score(ids: Any, starts: Any, n_cands: int, cand_item: Any, item_start: Any, df_slot: Any, df_key: Any,
-           df_order: Any, df_value: Any, n_vocab: int, log_docs: float, n: int, sigma: float, clip: bool,
-           scale: float) -> Any:  # pragma: no cover - compiled
+def _score(
+    ids: Any,
+    starts: Any,
+    n_cands: int,
+    cand_item: Any,
+    item_start: Any,
+    df_slot: Any,
+    df_key: Any,
+    df_order: Any,
+    df_value: Any,
+    n_vocab: int,
+    log_docs: float,
+    n: int,
+    sigma: float,
+    clip: bool,
+    scale: float,
+) -> Any:  # pragma: no cover - compiled
     n_sents = starts.shape[0] - 1
     n_items = item_start.shape[0] - 1
     # 1. Intern every n-gram occurrence (sentence by sentence, order by order, left to right):

@@ -164,9 +164,7 @@ class Metric(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def item_stats(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Statistics rows for a batch of tokenized items, shape ``(len(candidates), n_stats)``."""
 
     @abc.abstractmethod
@@ -367,14 +365,10 @@ class MeanMetric(Metric):
         return (f"{self.primary}_sum", "count")
 
     @abc.abstractmethod
-    def item_values(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Per-item scores for a batch of tokenized items."""
 
-    def item_stats(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Rows ``[item_score, 1]``."""
         values = np.asarray(self.item_values(candidates, references, prepared), dtype=np.float64)
         return np.column_stack([values, np.ones_like(values)])

@@ -155,9 +155,7 @@ class BLEU(Metric):
         """``n`` and the reference-length rule."""
         return (("n", str(self.n)), ("reflen", "closest"))
 
-    def item_stats(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Rows ``[cand_len, closest_ref_len, guess_1..n, correct_1..n]``."""
         n_items = len(candidates)
         flat_refs = [ref for refs in references for ref in refs]

@@ -103,8 +103,16 @@ class DocumentFrequencies:
         compiled = _cider_kernel.frequency_table(references, n)
         if compiled is not None:
             vocab, prefix, last_word, offsets, counts, index = compiled
-            frozen = cls(n_documents=len(references), name=name, n=n, vocab=vocab, prefix=prefix,
-                         last_word=last_word, offsets=offsets, df=counts)
+            frozen = cls(
+                n_documents=len(references),
+                name=name,
+                n=n,
+                vocab=vocab,
+                prefix=prefix,
+                last_word=last_word,
+                offsets=offsets,
+                df=counts,
+            )
             frozen._tables.append(index)
             return frozen
         flat = [ref for refs in references for ref in refs]
@@ -112,8 +120,16 @@ class DocumentFrequencies:
         table = count_ngrams(flat, n=n)
         ref_item = np.repeat(np.arange(len(references), dtype=np.int64), n_refs)
         df = _document_frequency(table.gram, ref_item[table.sentence], table.n_grams, len(references))
-        return cls(n_documents=len(references), name=name, n=n, vocab=table.vocab, prefix=table.prefix,
-                   last_word=table.last_word, offsets=table.offsets, df=df)
+        return cls(
+            n_documents=len(references),
+            name=name,
+            n=n,
+            vocab=table.vocab,
+            prefix=table.prefix,
+            last_word=table.last_word,
+            offsets=table.offsets,
+            df=df,
+        )
 
     def get(self, ngram: str) -> int:
         """Document frequency of one n-gram given as space-joined words (0 if unseen)."""
@@ -163,8 +179,9 @@ class DocumentFrequencies:
     def hash_tables(self) -> _cider_kernel.GramIndex:
         """These frequencies as the compiled path's hash-table index (built once)."""
         if not self._tables:
-            self._tables.append(_cider_kernel.build_tables(self.prefix, self.last_word, self.offsets, self.df,
-                                                           self.n, len(self.vocab)))
+            self._tables.append(
+                _cider_kernel.build_tables(self.prefix, self.last_word, self.offsets, self.df, self.n, len(self.vocab))
+            )
         return self._tables[0]
 
     def lookup(self, table: NgramTable) -> FloatArray:
@@ -174,11 +191,25 @@ class DocumentFrequencies:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write to a compressed ``.npz`` file."""
-        meta = json.dumps({"format": "capeval-df-1", "name": self.name, "n": self.n,
-                           "n_documents": self.n_documents, "vocab": list(self.vocab)}, ensure_ascii=False)
+        meta = json.dumps(
+            {
+                "format": "capeval-df-1",
+                "name": self.name,
+                "n": self.n,
+                "n_documents": self.n_documents,
+                "vocab": list(self.vocab),
+            },
+            ensure_ascii=False,
+        )
         with open(path, "wb") as fh:
-            np.savez_compressed(fh, meta=np.frombuffer(meta.encode("utf-8"), dtype=np.uint8), prefix=self.prefix,
-                                last_word=self.last_word, offsets=self.offsets, df=self.df)
+            np.savez_compressed(
+                fh,
+                meta=np.frombuffer(meta.encode("utf-8"), dtype=np.uint8),
+                prefix=self.prefix,
+                last_word=self.last_word,
+                offsets=self.offsets,
+                df=self.df,
+            )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> DocumentFrequencies:
@@ -195,8 +226,13 @@ class DocumentFrequencies:
             raise ValueError(f"{path}: not a capeval document-frequency file ({exc})") from None
         if not isinstance(meta, dict) or meta.get("format") != "capeval-df-1":
             raise ValueError(f"{path}: not a capeval document-frequency file (missing format tag)")
-        return cls(n_documents=int(meta["n_documents"]), name=str(meta["name"]), n=int(meta["n"]),
-                   vocab=tuple(meta["vocab"]), **arrays)
+        return cls(
+            n_documents=int(meta["n_documents"]),
+            name=str(meta["name"]),
+            n=int(meta["n"]),
+            vocab=tuple(meta["vocab"]),
+            **arrays,
+        )
 
 
 def _document_frequency(gram: IntArray, item_of_entry: IntArray, n_grams: int, n_items: int) -> FloatArray:
@@ -233,8 +269,9 @@ class _CIDErBase(MeanMetric):
     # Shards would each count the corpus document frequencies again; one pass is faster.
     parallel_safe = False
 
-    def __init__(self, *, n: int = CIDER_MAX_N, df: DocumentFrequencies | str | None = None,
-                 tokenizer: str | Tokenizer = "ptb") -> None:
+    def __init__(
+        self, *, n: int = CIDER_MAX_N, df: DocumentFrequencies | str | None = None, tokenizer: str | Tokenizer = "ptb"
+    ) -> None:
         super().__init__(tokenizer=tokenizer)
         if n < 1:
             raise ValueError(f"CIDEr order n must be >= 1, got {n}")
@@ -263,9 +300,7 @@ class _CIDErBase(MeanMetric):
             return self.df
         return _ReferenceFrequencies(references, self.n)
 
-    def item_values(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Per-item scores; one candidate per item."""
         df = prepared
         if isinstance(prepared, _ReferenceFrequencies):
@@ -307,11 +342,20 @@ class _CIDErBase(MeanMetric):
         compiled = dict(n=self.n, sigma=self.sigma, clip=self.clip, scale=self.scale)
         scores = None
         if frozen is None and _cider_kernel.available(self.n, 0):
-            scores = _cider_kernel.score_with_reference_frequencies(candidates, item_of_cand, flat_refs, n_refs,
-                                                                    **compiled)
+            scores = _cider_kernel.score_with_reference_frequencies(
+                candidates, item_of_cand, flat_refs, n_refs, **compiled
+            )
         elif frozen is not None and _cider_kernel.available(self.n, len(frozen.vocab)):
-            scores = _cider_kernel.score_batch(candidates, item_of_cand, flat_refs, n_refs, frozen._word_index,
-                                               frozen.hash_tables(), frozen.n_documents, **compiled)
+            scores = _cider_kernel.score_batch(
+                candidates,
+                item_of_cand,
+                flat_refs,
+                n_refs,
+                frozen._word_index,
+                frozen.hash_tables(),
+                frozen.n_documents,
+                **compiled,
+            )
         if scores is not None:
             return scores
         first_ref = np.cumsum(n_refs) - n_refs
@@ -323,8 +367,9 @@ class _CIDErBase(MeanMetric):
         # Inverse document frequency of each gram id.
         if frozen is None:
             ref_e = np.flatnonzero(is_ref_entry)
-            doc_freq = _document_frequency(table.gram[ref_e], ref_item[table.sentence[ref_e] - n_cands],
-                                           table.n_grams, n_items)
+            doc_freq = _document_frequency(
+                table.gram[ref_e], ref_item[table.sentence[ref_e] - n_cands], table.n_grams, n_items
+            )
             log_docs = math.log(float(n_items))
         else:
             doc_freq = frozen.lookup(table)
@@ -335,8 +380,9 @@ class _CIDErBase(MeanMetric):
         # Norm of each sentence's vector, per order.
         n_sents = n_cands + n_ref_sents
         order0 = table.orders_of(table.gram) - 1
-        norms = np.sqrt(np.bincount(table.sentence * self.n + order0, weights=weight * weight,
-                                    minlength=n_sents * self.n)).reshape(n_sents, self.n)
+        norms = np.sqrt(
+            np.bincount(table.sentence * self.n + order0, weights=weight * weight, minlength=n_sents * self.n)
+        ).reshape(n_sents, self.n)
 
         # Candidate/reference pairs: candidate c against each reference of its item.
         pairs_per_cand = n_refs[item_of_cand]
@@ -345,8 +391,9 @@ class _CIDErBase(MeanMetric):
         pair_cand = np.repeat(np.arange(n_cands, dtype=np.int64), pairs_per_cand)
         pair_ref = ranks_within(pairs_per_cand) + first_ref[item_of_cand][pair_cand]  # index into flat references
 
-        dots = self._dot_products(table, weight, order0, is_ref_entry, item_of_cand, ref_item,
-                                  first_ref, pair_start, n_cands, n_pairs)
+        dots = self._dot_products(
+            table, weight, order0, is_ref_entry, item_of_cand, ref_item, first_ref, pair_start, n_cands, n_pairs
+        )
         denom = norms[pair_cand] * norms[n_cands + pair_ref]
         nonzero = denom != 0
         values = np.where(nonzero, dots / np.where(nonzero, denom, 1.0), dots)
@@ -360,9 +407,19 @@ class _CIDErBase(MeanMetric):
         score = per_cand.sum(axis=1) / self.n
         return score / pairs_per_cand * self.scale
 
-    def _dot_products(self, table: NgramTable, weight: FloatArray, order0: IntArray, is_ref_entry: Any,
-                      item_of_cand: IntArray, ref_item: IntArray, first_ref: IntArray, pair_start: IntArray,
-                      n_cands: int, n_pairs: int) -> FloatArray:
+    def _dot_products(
+        self,
+        table: NgramTable,
+        weight: FloatArray,
+        order0: IntArray,
+        is_ref_entry: Any,
+        item_of_cand: IntArray,
+        ref_item: IntArray,
+        first_ref: IntArray,
+        pair_start: IntArray,
+        n_cands: int,
+        n_pairs: int,
+    ) -> FloatArray:
         """Per pair and order: sum over shared grams of ``min(v_c, v_r) * v_r`` (clipped) or ``v_c * v_r``."""
         gram_bits = max(1, int(table.n_grams).bit_length())
         item_of_sentence = np.concatenate([item_of_cand, ref_item])
@@ -416,8 +473,14 @@ class CIDErD(_CIDErBase):
     clip = True
     scale = CIDER_D_SCALE
 
-    def __init__(self, *, n: int = CIDER_MAX_N, sigma: float = CIDER_D_SIGMA,
-                 df: DocumentFrequencies | str | None = None, tokenizer: str | Tokenizer = "ptb") -> None:
+    def __init__(
+        self,
+        *,
+        n: int = CIDER_MAX_N,
+        sigma: float = CIDER_D_SIGMA,
+        df: DocumentFrequencies | str | None = None,
+        tokenizer: str | Tokenizer = "ptb",
+    ) -> None:
         super().__init__(n=n, df=df, tokenizer=tokenizer)
         if not sigma > 0:
             raise ValueError(f"sigma must be positive, got {sigma}")

@@ -230,8 +230,17 @@ def _split_and_intern(data: Any, split_any: bool) -> Any:  # pragma: no cover - 
 
 
 @_numba.jit
-def _scan_words(data: Any, split_any: bool, slots: Any, ids: Any, lengths: Any, word_key: Any, word_start: Any,
-                word_len: Any, state: Any) -> bool:  # pragma: no cover - compiled
+def _scan_words(
+    data: Any,
+    split_any: bool,
+    slots: Any,
+    ids: Any,
+    lengths: Any,
+    word_key: Any,
+    word_start: Any,
+    word_len: Any,
+    state: Any,
+) -> bool:  # pragma: no cover - compiled
     """Intern the words from byte ``state[0]`` on; stop at the end (True) or once the table is
     half full (False). ``state``: byte position, words, sentences done, words in the current
     sentence, vocabulary size.

@@ -153,8 +153,9 @@ def _lcs_from_scan(t_major: Any, active: IntArray, width: IntArray) -> IntArray:
         va = v[:n_active]
         u = va & m
         v[:n_active] = (va + u) | (va - u)
-    low = np.where(width >= _WORD_BITS, np.iinfo(np.uint64).max,
-                   (np.uint64(1) << width.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
+    low = np.where(
+        width >= _WORD_BITS, np.iinfo(np.uint64).max, (np.uint64(1) << width.astype(np.uint64)) - np.uint64(1)
+    ).astype(np.uint64)
     return width - _popcount(v & low)
 
 
@@ -274,9 +275,7 @@ class ROUGEL(MeanMetric):
         """``beta``."""
         return (("beta", f"{self.beta:g}"),)
 
-    def item_values(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Per-item ROUGE-L."""
         n_items = len(candidates)
         n_refs = np.fromiter((len(r) for r in references), dtype=np.int64, count=n_items)
@@ -327,9 +326,7 @@ class ROUGEN(MeanMetric):
         """``n``."""
         return (("n", str(self.n)),)
 
-    def item_values(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Per-item pooled n-gram recall (0 when the references have no n-gram)."""
         out = np.zeros(len(candidates), dtype=np.float64)
         for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
@@ -356,8 +353,9 @@ class ROUGES(MeanMetric):
     name = "rouge-s"
     outputs = ("rouge-s",)
 
-    def __init__(self, *, max_gap: int = ROUGE_S_MAX_GAP, beta: float = ROUGE_BETA,
-                 tokenizer: str | Tokenizer = "ptb") -> None:
+    def __init__(
+        self, *, max_gap: int = ROUGE_S_MAX_GAP, beta: float = ROUGE_BETA, tokenizer: str | Tokenizer = "ptb"
+    ) -> None:
         super().__init__(tokenizer=tokenizer)
         if max_gap < 0:
             raise ValueError(f"max_gap must be >= 0, got {max_gap}")
@@ -368,9 +366,7 @@ class ROUGES(MeanMetric):
         """``gap`` and ``beta``."""
         return (("gap", str(self.max_gap)), ("beta", f"{self.beta:g}"))
 
-    def item_values(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-    ) -> FloatArray:
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Per-item skip-bigram F-measure."""
         prec = np.zeros(len(candidates), dtype=np.float64)
         rec = np.zeros(len(candidates), dtype=np.float64)
