@@ -38,3 +38,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped under CAPEVAL_NO_SKIP=1 (CI runs every test): {reason}"
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[Any]:
+    """One real Dask ``LocalCluster`` (two worker processes) shared by every test of the session."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()

@@ -13,7 +13,7 @@ from typing import Any
 
 from capeval.metrics.base import Metric
 
-__all__ = ["COCO_METRICS", "get_metric", "list_metrics", "metric_class"]
+__all__ = ["COCO_METRICS", "DEFAULT_METRICS", "get_metric", "list_metrics", "metric_class"]
 
 _METRICS: dict[str, str] = {
     "bleu": "capeval.metrics.bleu:BLEU",
@@ -40,6 +40,9 @@ _ALIASES: dict[str, str] = {
 
 #: The metrics of the official COCO caption evaluation, in its order (SPICE when available).
 COCO_METRICS: tuple[str, ...] = ("bleu", "meteor", "rouge-l", "cider-d", "spice")
+#: Metrics scored when none are named (the CLI, the library, the server): the COCO evaluation's
+#: without SPICE, which needs a parser model (``"all"`` or ``"coco"`` add it).
+DEFAULT_METRICS: tuple[str, ...] = COCO_METRICS[:4]
 
 
 def _module_exists(path: str) -> bool:

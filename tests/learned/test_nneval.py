@@ -183,7 +183,7 @@ def test_feature_results_are_reused_only_when_they_match() -> None:
     cider = ev.results["cider-d"]
     tampered["cider-d"] = dataclasses.replace(cider, item_table={"cider-d": cider.item_table["cider-d"] + 1.0})
     fresh = NNEval(model=model, tokenizer="ws")
-    reused = fresh.score_tokenized(candidates=cands, references=refs, features=tampered).item_scores
+    reused = fresh.score_tokenized(candidates=cands, references=refs, reuse=tampered).item_scores
     assert not np.allclose(reused, plain)
     # ...while a result with another configuration (sigma) is recomputed, not reused.
     other = evaluate(
@@ -194,7 +194,7 @@ def test_feature_results_are_reused_only_when_they_match() -> None:
         metric_options={"cider-d": {"sigma": 3.0}},
     )
     mixed = dict(ev.results, **{"cider-d": dataclasses.replace(other.results["cider-d"])})
-    again = NNEval(model=model, tokenizer="ws").score_tokenized(candidates=cands, references=refs, features=mixed)
+    again = NNEval(model=model, tokenizer="ws").score_tokenized(candidates=cands, references=refs, reuse=mixed)
     assert np.allclose(again.item_scores, plain)
 
 
@@ -236,7 +236,7 @@ def test_default_model_scores_and_reuses_an_evaluation() -> None:
     )
     metric = NNEval(tokenizer="ws")
     direct = metric.score(candidates=cands, references=refs)
-    reused = NNEval(tokenizer="ws").score_tokenized(candidates=cands, references=refs, features=ev.results)
+    reused = NNEval(tokenizer="ws").score_tokenized(candidates=cands, references=refs, reuse=ev.results)
     assert np.allclose(direct.item_scores, reused.item_scores)
     assert direct.item_scores[0] > direct.item_scores[1]
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from capeval import registry
 from capeval.cli.main import CLIError
 from capeval.meta_eval.tables import FORMATS, Table
 from capeval.stats import DEFAULT_SEED, approximate_randomization, paired_bootstrap
@@ -21,7 +22,7 @@ from capeval.stats import DEFAULT_SEED, approximate_randomization, paired_bootst
 __all__ = ["register", "run"]
 
 #: Metrics compared by default.
-DEFAULT_METRICS = "bleu,meteor,rouge-l,cider-d"
+DEFAULT_METRICS = ",".join(registry.DEFAULT_METRICS)
 
 
 def _output_scorer(metric: Any, output: str) -> Any:

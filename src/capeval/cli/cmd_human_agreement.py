@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from capeval import registry
 from capeval.cli.main import CLIError
 from capeval.meta_eval import human_agreement, load_coco_captions, word_human_agreement
 from capeval.meta_eval.tables import FORMATS, Table
@@ -21,7 +22,7 @@ from capeval.meta_eval.tables import FORMATS, Table
 __all__ = ["register", "run"]
 
 #: The metrics of the COCO paper's human-agreement table.
-DEFAULT_METRICS = "bleu,meteor,rouge-l,cider-d"
+DEFAULT_METRICS = ",".join(registry.DEFAULT_METRICS)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,7 +1,14 @@
-"""Engines: run metrics over a corpus (in-process now; sharded engines build on the same statistics)."""
+"""Engines: run metrics over a corpus.
+
+:mod:`capeval.engines.executor` is the one executor (requirements resolved once, results
+shared, details carried through); its backends run statistics in this process, in forked
+workers (:class:`~capeval.engines.executor.ForkedBackend`) or on a Dask cluster
+(:mod:`capeval.engines.dask`). :func:`evaluate` is the entry point the CLI and server use.
+"""
 
 from __future__ import annotations
 
-from capeval.engines.local import DEFAULT_METRICS, Evaluation, evaluate, resolve_metrics
+from capeval.engines.local import Evaluation, build_metrics, evaluate, resolve_metrics
+from capeval.registry import DEFAULT_METRICS
 
-__all__ = ["DEFAULT_METRICS", "Evaluation", "evaluate", "resolve_metrics"]
+__all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]

@@ -1,29 +1,31 @@
-"""Score a corpus on a Dask cluster, with the same numbers as in-process scoring.
+"""Score a corpus on a Dask cluster, with the same results as in-process scoring.
 
 The corpus is cut into contiguous partitions of items. Each partition is tokenized on a
 worker — with the next few captions appended as read-ahead context, because the official
-tokenizer can change the last token of a caption depending on the start of the next one —
-and scored there. Corpus-level reference data (CIDEr-D document frequencies) is computed
-once from all tokenized references and broadcast; the per-item statistics come back and are
-reduced exactly as :func:`capeval.engines.local.evaluate` reduces them.
+tokenizer can change the last token of a caption depending on the start of the next one.
+Then the executor (:mod:`capeval.engines.executor`) runs as everywhere else: corpus-level
+reference data (CIDEr-D document frequencies) is prepared once from all tokenized
+references and broadcast, each partition's statistics rows and per-item details (SPICE's
+tuples) are computed on a worker, and they come back in order to be reduced exactly as in
+:func:`capeval.engines.local.evaluate`. Metrics that keep their items in one process
+(``parallel_safe = False``: SPICE's batched parse and on-disk cache) and metrics built from
+others (SPIDEr, NNEval) run in the client process on the results.
 
 Requires the ``dask`` extra (``dask[distributed]``).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
-from capeval.engines.local import Evaluation, build_metrics
+from capeval.engines.executor import Backend, Rows, concat_rows, item_rows, run, shard_bounds
+from capeval.engines.local import Evaluation, build_metrics, tokenized_texts
 from capeval.io import Corpus
-from capeval.metrics.base import CorpusResult, FloatArray, Metric, check_inputs
+from capeval.metrics.base import Metric, check_inputs
 from capeval.tokenizers.base import get_tokenizer
 
-__all__ = ["evaluate_dask"]
+__all__ = ["DaskBackend", "evaluate_dask"]
 
 #: Captions of read-ahead context given to each partition's tokenizer (lookahead never spans one).
 READ_AHEAD = 3
@@ -35,16 +37,56 @@ def _tokenize_partition(tokenizer_name: str, texts: Sequence[str], context: Sequ
     return tokenizer.tokenize([*texts, *context])[: len(texts)]
 
 
-def _score_partition(
-    metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
-) -> FloatArray:
-    return np.asarray(metric.item_stats(candidates, references, prepared), dtype=np.float64)
-
-
 def _freeze(prepared: Any) -> Any:
     """Corpus data computed lazily in-process must be materialized before it is shipped."""
     frozen = getattr(prepared, "frozen", None)
     return frozen() if callable(frozen) else prepared
+
+
+class DaskBackend(Backend):
+    """Partitions tokenized and scored on the workers of a ``distributed.Client``.
+
+    Args:
+        client: The client.
+        partitions: Number of item partitions (default: two per worker thread).
+    """
+
+    name = "dask"
+
+    def __init__(self, client: Any, *, partitions: int | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.partitions = partitions if partitions is not None else max(1, 2 * sum(client.nthreads().values()))
+
+    def tokenize(
+        self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]]
+    ) -> tuple[list[str], list[list[str]]]:
+        """Tokenize each partition on a worker, with read-ahead context across its end."""
+        tok_name = metric.tokenizer.name
+        cand_futures, ref_futures = [], []
+        for lo, hi in shard_bounds(len(candidates), self.partitions):
+            after = candidates[hi : hi + READ_AHEAD]
+            cand_futures.append(self.client.submit(_tokenize_partition, tok_name, candidates[lo:hi], after, pure=False))
+            flat = [r for refs in references[lo:hi] for r in refs]
+            following = [r for refs in references[hi : hi + READ_AHEAD] for r in refs][:READ_AHEAD]
+            ref_futures.append(self.client.submit(_tokenize_partition, tok_name, flat, following, pure=False))
+        cands: list[str] = [c for part in self.client.gather(cand_futures) for c in part]
+        flat_refs = iter([r for part in self.client.gather(ref_futures) for r in part])
+        return cands, [[next(flat_refs) for _ in item] for item in references]
+
+    def rows(
+        self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> Rows:
+        """Rows and details per partition on the workers (in this process if not ``parallel_safe``)."""
+        if not metric.parallel_safe:
+            return super().rows(metric, candidates, references, prepared)
+        shipped = self.client.scatter(_freeze(prepared), broadcast=True, hash=False) if prepared is not None else None
+        remote_metric = self.client.scatter(metric, broadcast=True, hash=False)
+        futures = [
+            self.client.submit(item_rows, remote_metric, candidates[lo:hi], references[lo:hi], shipped, pure=False)
+            for lo, hi in shard_bounds(len(candidates), self.partitions)
+        ]
+        return concat_rows(metric, self.client.gather(futures))
 
 
 def evaluate_dask(
@@ -71,53 +113,10 @@ def evaluate_dask(
 
     client = client or default_client()
     check_inputs(corpus.candidates, corpus.references, corpus.ids)
-    n = len(corpus)
-    if partitions is None:
-        partitions = max(1, 2 * sum(client.nthreads().values()))
-    partitions = max(1, min(partitions, n))
-    bounds = np.linspace(0, n, partitions + 1).astype(int).tolist()
-
+    backend = DaskBackend(client, partitions=partitions)
     built = build_metrics(metrics, tokenizer=tokenizer)
     timings: dict[str, float] = {}
-
-    # 1. Tokenize each partition on the workers, once per tokenizer.
-    start = time.perf_counter()
-    tokenized: dict[str, tuple[list[str], list[list[str]]]] = {}
-    for tok_name in {m.tokenizer.name for m in built.values()}:
-        cand_futures, ref_futures = [], []
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            cand_futures.append(
-                client.submit(
-                    _tokenize_partition,
-                    tok_name,
-                    corpus.candidates[lo:hi],
-                    corpus.candidates[hi : hi + READ_AHEAD],
-                    pure=False,
-                )
-            )
-            flat = [r for refs in corpus.references[lo:hi] for r in refs]
-            following = [r for refs in corpus.references[hi : hi + READ_AHEAD] for r in refs][:READ_AHEAD]
-            ref_futures.append(client.submit(_tokenize_partition, tok_name, flat, following, pure=False))
-        cands: list[str] = [c for part in client.gather(cand_futures) for c in part]
-        flat_refs = iter([r for part in client.gather(ref_futures) for r in part])
-        refs = [[next(flat_refs) for _ in item] for item in corpus.references]
-        tokenized[tok_name] = (cands, refs)
-    timings["tokenize"] = time.perf_counter() - start
-
-    # 2. Corpus-level reference data once, then per-partition statistics on the workers.
-    results: dict[str, CorpusResult] = {}
+    texts = tokenized_texts(backend, corpus.candidates, corpus.references, timings)
     ids: tuple[Hashable, ...] = corpus.ids
-    for key, metric in built.items():
-        start = time.perf_counter()
-        cands, refs = tokenized[metric.tokenizer.name]
-        prepared = metric.prepare(refs)
-        shipped = client.scatter(_freeze(prepared), broadcast=True) if prepared is not None else None
-        remote_metric = client.scatter(metric, broadcast=True)
-        futures = [
-            client.submit(_score_partition, remote_metric, cands[lo:hi], refs[lo:hi], shipped, pure=False)
-            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-        ]
-        stats = np.concatenate(client.gather(futures)) if futures else np.zeros((0, len(metric.stat_names)))
-        results[key] = metric.result_from_stats(stats, prepared=prepared, references=refs, ids=ids)
-        timings[key] = time.perf_counter() - start
+    results = run(built, texts, ids=ids, backend=backend, timings=timings)
     return Evaluation(ids=ids, results=results, timings=timings, metrics=built)

@@ -1,29 +1,28 @@
-"""Score a corpus with several metrics in one process, tokenizing once.
+"""Score a corpus with several metrics, tokenizing once: ``evaluate`` and its :class:`Evaluation`.
 
 This is what ``capeval score`` and the evaluation server call: it validates the corpus,
 tokenizes candidates and references once per tokenizer (as two streams, like the official
-evaluation), runs each metric on the tokenized text and collects the results with their
-signatures.
+evaluation) and hands the metrics to the executor (:mod:`capeval.engines.executor`), in this
+process or in forked workers (``workers``). :func:`capeval.engines.dask.evaluate_dask` runs
+the same executor on a Dask cluster.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from capeval.engines.executor import Backend, default_backend, run
 from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, Metric, check_inputs
-from capeval.registry import get_metric, list_metrics
+from capeval.registry import COCO_METRICS, DEFAULT_METRICS, get_metric, list_metrics
 
 __all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
 
 log = logging.getLogger("capeval")
-
-#: Metrics scored when none are named: the COCO evaluation's, where installed (SPICE on request).
-DEFAULT_METRICS: tuple[str, ...] = ("bleu", "meteor", "rouge-l", "cider-d")
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ def resolve_metrics(names: Iterable[str] | None) -> list[str]:
         if key == "default":
             out.extend(m for m in DEFAULT_METRICS if m in available)
         elif key in ("coco", "all"):
-            out.extend(m for m in (*DEFAULT_METRICS, "spice") if m in available)
+            out.extend(m for m in COCO_METRICS if m in available)
         else:
             out.append(key)
     seen: dict[str, None] = {}
@@ -167,28 +166,30 @@ def evaluate(
     item_ids: tuple[Hashable, ...] = tuple(ids) if ids is not None else tuple(range(len(candidates)))
 
     built = build_metrics(metrics, tokenizer=tokenizer, metric_options=metric_options)
-
+    backend = default_backend(workers=workers, progress=progress)
     timings: dict[str, float] = {}
+    results = run(
+        built, tokenized_texts(backend, candidates, references, timings), ids=item_ids, backend=backend, timings=timings
+    )
+    return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)
+
+
+def tokenized_texts(
+    backend: Backend,
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    timings: dict[str, float],
+) -> Callable[[Metric], tuple[list[str], list[list[str]]]]:
+    """The corpus tokenized once per tokenizer, on first request (timed as ``tokenize``)."""
     tokenized: dict[str, tuple[list[str], list[list[str]]]] = {}
-    results: dict[str, CorpusResult] = {}
-    # Metrics built on other metrics' results (NNEval) run last and receive them.
-    order = sorted(built, key=lambda k: bool(getattr(built[k], "reuses_results", False)))
-    for key in order:
-        metric = built[key]
+
+    def texts(metric: Metric) -> tuple[list[str], list[list[str]]]:
         tok_name = metric.tokenizer.name
         if tok_name not in tokenized:
             start = time.perf_counter()
-            tokenized[tok_name] = metric.tokenize(candidates, references)
-            timings[f"tokenize:{tok_name}" if len(tokenized) > 1 else "tokenize"] = time.perf_counter() - start
-        cand_tok, ref_tok = tokenized[tok_name]
-        if progress:
-            log.info("scoring %s on %s items", key, f"{len(cand_tok):,}")
-        start = time.perf_counter()
-        extra: dict[str, Any] = {"features": dict(results)} if getattr(metric, "reuses_results", False) else {}
-        results[key] = metric.score_tokenized(
-            candidates=cand_tok, references=ref_tok, ids=item_ids, progress=progress, workers=workers, **extra
-        )
-        timings[key] = time.perf_counter() - start
-        log.debug("%s: %.3f s", key, timings[key])
-    results = {k: results[k] for k in built}  # display order as requested
-    return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)
+            tokenized[tok_name] = backend.tokenize(metric, candidates, references)
+            label = f"tokenize:{tok_name}" if tokenized.keys() - {tok_name} else "tokenize"
+            timings[label] = time.perf_counter() - start
+        return tokenized[tok_name]
+
+    return texts

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
+
+from capeval.types import FloatArray
 
 __all__ = [
     "METHODS",
@@ -38,7 +39,6 @@ __all__ = [
     "system_means",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Names accepted by :func:`correlate` (``"kendall"`` is tau-b, scipy's default).
 METHODS = ("pearson", "spearman", "kendall-b", "kendall-c", "kendall")

@@ -12,33 +12,20 @@ metrics whose corpus number pools counts (BLEU, METEOR) keep their own counts.
 from __future__ import annotations
 
 import abc
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, ClassVar
 
 import numpy as np
-import numpy.typing as npt
 
 from capeval._version import __version__
 from capeval.signature import Signature
 from capeval.tokenizers.base import Tokenizer, get_tokenizer
+from capeval.types import FloatArray
 
 __all__ = ["CorpusResult", "FloatArray", "MeanMetric", "Metric", "check_inputs", "nrefs_label"]
-
-FloatArray = npt.NDArray[np.float64]
-
-#: Items per chunk when scoring with a progress bar.
-_CHUNK = 4096
-
-# The job a forked worker reads (inherited through fork, never pickled).
-_FORK_JOB: tuple[Any, ...] | None = None
-
-
-def _fork_chunk(bounds: tuple[int, int]) -> Any:
-    metric, candidates, references, prepared = _FORK_JOB  # type: ignore[misc]
-    start, stop = bounds
-    return metric.item_stats(candidates[start:stop], references[start:stop], prepared)
 
 
 @dataclass(frozen=True)
@@ -129,20 +116,31 @@ def nrefs_label(references: Sequence[Sequence[str]]) -> str:
 class Metric(abc.ABC):
     """A caption metric whose corpus score is a function of summed per-item statistics.
 
-    Subclasses implement :meth:`item_stats` (a batch of tokenized items to a statistics
-    matrix), :meth:`compute` (column sums to named scores) and :meth:`signature_fields`.
-    :meth:`score` is the template method users call; it is not overridden.
+    A metric declares what it computes and nothing about how it is run:
+
+    * :meth:`prepare`: corpus-level reference data, computed once (CIDEr-D document frequencies);
+    * :meth:`item_stats`: a batch of tokenized items to a statistics matrix;
+    * :meth:`item_details` (optional): per-item extra information (SPICE's tuples);
+    * :meth:`compute`: column sums to named scores;
+    * :attr:`requires` and :meth:`combine` (only for metrics built from others, SPIDEr and
+      NNEval): the metrics it is built from, and its statistics from their per-item outputs.
+
+    :meth:`score`, :meth:`score_tokenized` and :meth:`result_from_stats` are the template
+    methods users call; no metric overrides them. They hand the work to the executor in
+    :mod:`capeval.engines`, which alone decides about processes, shards and clusters.
     """
 
     #: Registry key, e.g. ``"cider-d"``.
     name: ClassVar[str]
-    #: Names of the outputs; the first is the primary score.
-    outputs: ClassVar[tuple[str, ...]]
+    #: Names of the outputs; the first is the primary score (a class attribute, or set in
+    #: ``__init__`` when it depends on the configuration, as BLEU's ``n``).
+    outputs: tuple[str, ...]
     #: Output name -> key used by the official COCO evaluation (``"CIDEr"``), where one exists.
-    official_names: ClassVar[Mapping[str, str]] = {}
+    official_names: Mapping[str, str] = {}
     higher_is_better: ClassVar[bool] = True
-    #: Items are independent given ``prepare()``'s result, so shards may run in worker processes.
-    parallel_safe: ClassVar[bool] = True
+    #: Items are independent given ``prepare()``'s result, so shards may be scored elsewhere
+    #: (worker processes, a cluster). ``False`` keeps the metric's items in one place.
+    parallel_safe: bool = True
     #: Fewer items than this are always scored in one process (forking costs more than it saves).
     parallel_min_items: ClassVar[int] = 8192
 
@@ -155,17 +153,53 @@ class Metric(abc.ABC):
     def stat_names(self) -> tuple[str, ...]:
         """Column labels of the statistics matrix."""
 
+    @property
+    def requires(self) -> Mapping[str, Metric]:
+        """The metrics this one is built from, by registry key (none for most metrics).
+
+        The executor scores each of them once per run (sharing the result with an identically
+        configured metric scored in the same run) and hands their per-item outputs to
+        :meth:`combine`.
+        """
+        return {}
+
     def prepare(self, references: Sequence[Sequence[str]]) -> Any:
         """Corpus-level reference data computed once (CIDEr-D document frequencies).
 
         Receives tokenized references. The return value is passed to :meth:`item_stats`
-        unchanged; resampling and sharding never recompute it.
+        unchanged; resampling and sharding never recompute it. For a metric with
+        :attr:`requires` it is the required metrics' data, by key.
         """
+        if self.requires:
+            return {key: metric.prepare(references) for key, metric in self.requires.items()}
         return None
 
     @abc.abstractmethod
     def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
-        """Statistics rows for a batch of tokenized items, shape ``(len(candidates), n_stats)``."""
+        """Statistics rows for a batch of tokenized items, shape ``(len(candidates), n_stats)``.
+
+        A metric with :attr:`requires` implements it as
+        ``self.combine(self.required_outputs(candidates, references, prepared))``.
+        """
+
+    def item_details(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> Sequence[Any] | None:
+        """Optional per-item extra information for the same batch (``CorpusResult.details``).
+
+        ``None`` (the default) when the metric has none. Each entry must be picklable and
+        must not depend on which other items are in the batch.
+        """
+        return None
+
+    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+        """Statistics rows from the per-item outputs of :attr:`requires` (metrics built from others).
+
+        Args:
+            required: Registry key -> that metric's per-item outputs (``item_table``) on the
+                items being scored.
+        """
+        raise NotImplementedError(f"{type(self).__name__} requires no other metric")
 
     @abc.abstractmethod
     def compute(self, totals: FloatArray) -> dict[str, float]:
@@ -200,6 +234,21 @@ class Metric(abc.ABC):
             fields.append(("nrefs", nrefs_label(references)))
         return Signature(self.name, tuple(fields), __version__)
 
+    def required_outputs(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> dict[str, dict[str, FloatArray]]:
+        """Per-item outputs of each required metric on a batch (for :meth:`item_stats` of a built metric).
+
+        ``prepared`` is this metric's :meth:`prepare` result (the required metrics' data by key),
+        or ``None`` to prepare on the batch's own references.
+        """
+        data = prepared if prepared is not None else self.prepare(references)
+        out: dict[str, dict[str, FloatArray]] = {}
+        for key, metric in self.requires.items():
+            stats = np.asarray(metric.item_stats(candidates, references, data[key]), dtype=np.float64)
+            out[key] = metric.item_outputs(stats.reshape(len(candidates), len(metric.stat_names)))
+        return out
+
     def tokenize(
         self, candidates: Sequence[str], references: Sequence[Sequence[str]]
     ) -> tuple[list[str], list[list[str]]]:
@@ -214,6 +263,7 @@ class Metric(abc.ABC):
             pos += len(refs)
         return cand_tok, ref_tok
 
+    # --- template methods (not overridden) ------------------------------------------------
     def score(
         self,
         *,
@@ -223,6 +273,7 @@ class Metric(abc.ABC):
         prepared: Any = None,
         progress: bool = False,
         workers: int = 1,
+        reuse: Mapping[str, CorpusResult] | None = None,
     ) -> CorpusResult:
         """Score raw captions: validate, tokenize, prepare, collect statistics, reduce.
 
@@ -234,6 +285,9 @@ class Metric(abc.ABC):
                 (tokenized with the same tokenizer); computed from ``references`` if omitted.
             progress: Show a progress bar on stderr.
             workers: Worker processes for large corpora (forked; results are identical).
+            reuse: Results already computed on the same items (registry key -> result, e.g.
+                ``Evaluation.results``); a required metric whose signature matches is not
+                scored again.
 
         Raises:
             ValueError: on misaligned or malformed input, naming the item.
@@ -241,7 +295,13 @@ class Metric(abc.ABC):
         check_inputs(candidates, references, ids)
         cand_tok, ref_tok = self.tokenize(candidates, references)
         return self.score_tokenized(
-            candidates=cand_tok, references=ref_tok, ids=ids, prepared=prepared, progress=progress, workers=workers
+            candidates=cand_tok,
+            references=ref_tok,
+            ids=ids,
+            prepared=prepared,
+            progress=progress,
+            workers=workers,
+            reuse=reuse,
         )
 
     def score_tokenized(
@@ -253,29 +313,30 @@ class Metric(abc.ABC):
         prepared: Any = None,
         progress: bool = False,
         workers: int = 1,
+        reuse: Mapping[str, CorpusResult] | None = None,
+        features: Mapping[str, CorpusResult] | None = None,
     ) -> CorpusResult:
-        """Score captions that are already tokenized (space-joined tokens)."""
-        check_inputs(candidates, references, ids)
-        if prepared is None:
-            prepared = self.prepare(references)
-        stats, details = self.collect(candidates, references, prepared, progress=progress, workers=workers)
-        return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids, details=details)
+        """Score captions that are already tokenized (space-joined tokens).
 
-    def collect(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Any,
-        *,
-        progress: bool = False,
-        workers: int = 1,
-    ) -> tuple[FloatArray, Sequence[Any] | None]:
-        """Statistics rows of validated, tokenized items, and optional per-item details.
-
-        The step :meth:`score_tokenized` runs between validation and reduction; a metric whose
-        items carry more than numbers (SPICE's tuples) overrides it to return them.
+        Arguments as for :meth:`score`; ``features`` is the former name of ``reuse`` (NNEval).
         """
-        return self._collect(candidates, references, prepared, progress, workers), None
+        check_inputs(candidates, references, ids)
+        if features is not None:
+            warnings.warn("features= is deprecated; use reuse=", DeprecationWarning, stacklevel=2)
+            reuse = {**features, **(reuse or {})}
+        # The executor lives above the metrics (it decides about processes and clusters).
+        from capeval.engines.executor import score_one
+
+        return score_one(
+            self,
+            candidates,
+            references,
+            ids=ids,
+            prepared=prepared,
+            progress=progress,
+            workers=workers,
+            reuse=reuse,
+        )
 
     def result_from_stats(
         self,
@@ -302,55 +363,6 @@ class Metric(abc.ABC):
             ids=tuple(ids) if ids is not None else None,
             details=tuple(details) if details is not None else None,
         )
-
-    def _collect(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Any,
-        progress: bool,
-        workers: int = 1,
-    ) -> FloatArray:
-        n = len(candidates)
-        if workers > 1 and self.parallel_safe and n >= self.parallel_min_items and _can_fork():
-            rows = self._collect_forked(candidates, references, prepared, workers)
-        elif not progress or n <= _CHUNK:
-            rows = self.item_stats(candidates, references, prepared)
-        else:
-            from tqdm import tqdm
-
-            parts = []
-            with tqdm(total=n, desc=self.name, unit="item", leave=False) as bar:
-                for start in range(0, n, _CHUNK):
-                    stop = min(start + _CHUNK, n)
-                    parts.append(self.item_stats(candidates[start:stop], references[start:stop], prepared))
-                    bar.update(stop - start)
-            rows = np.concatenate(parts) if parts else np.zeros((0, len(self.stat_names)))
-        return np.asarray(rows, dtype=np.float64).reshape(n, len(self.stat_names))
-
-    def _collect_forked(
-        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any, workers: int
-    ) -> FloatArray:
-        """Statistics of contiguous shards computed in forked processes, concatenated in order."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        global _FORK_JOB
-        n = len(candidates)
-        bounds = np.linspace(0, n, workers + 1).astype(int)
-        _FORK_JOB = (self, candidates, references, prepared)
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                parts = list(pool.map(_fork_chunk, zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)))
-        finally:
-            _FORK_JOB = None
-        return np.concatenate(parts)
-
-
-def _can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 class MeanMetric(Metric):

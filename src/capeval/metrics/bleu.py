@@ -130,16 +130,10 @@ class BLEU(Metric):
         if n < 1:
             raise ValueError(f"BLEU order n must be >= 1, got {n}")
         self.n = n
-
-    @property
-    def outputs(self) -> tuple[str, ...]:  # type: ignore[override]
-        """``bleu-n`` first (primary), then ``bleu-1`` .. ``bleu-(n-1)``."""
-        return (f"bleu-{self.n}", *(f"bleu-{k}" for k in range(1, self.n)))
-
-    @property
-    def official_names(self) -> dict[str, str]:  # type: ignore[override]
-        """``bleu-k`` -> ``Bleu_k``."""
-        return {f"bleu-{k}": f"Bleu_{k}" for k in range(1, self.n + 1)}
+        #: ``bleu-n`` first (primary), then ``bleu-1`` .. ``bleu-(n-1)``.
+        self.outputs = (f"bleu-{n}", *(f"bleu-{k}" for k in range(1, n)))
+        #: ``bleu-k`` -> ``Bleu_k``.
+        self.official_names = {f"bleu-{k}": f"Bleu_{k}" for k in range(1, n + 1)}
 
     @property
     def stat_names(self) -> tuple[str, ...]:

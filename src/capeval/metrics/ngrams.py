@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from capeval.metrics import _numba
+from capeval.types import IntArray
 
 __all__ = [
     "IntArray",
@@ -34,7 +35,6 @@ __all__ = [
     "sort_with_positions",
 ]
 
-IntArray = npt.NDArray[np.int64]
 
 #: Bits available in a signed 64-bit key.
 _KEY_BITS = 63

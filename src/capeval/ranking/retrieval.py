@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from capeval.types import FloatArray, IntArray
+
 __all__ = [
     "TIE_RULES",
     "RankingResult",
@@ -40,9 +42,7 @@ __all__ = [
     "success_at_k",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
-IntArray = npt.NDArray[np.int64]
 
 TIE_RULES = ("pessimistic", "optimistic", "index")
 #: Queries processed per block when counting ranks (bounds memory to block x n_pool).

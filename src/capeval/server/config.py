@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from capeval.registry import COCO_METRICS
+
 __all__ = [
     "ChallengeConfig",
     "PhaseConfig",
@@ -46,7 +48,7 @@ DEFAULT_SESSION_HOURS = 24 * 7
 DEFAULT_BOOTSTRAP_RESAMPLES = 1000
 DEFAULT_BOOTSTRAP_SEED = 12345
 #: Metrics scored by default (registry keys); missing ones are skipped with a log line.
-DEFAULT_METRICS: tuple[str, ...] = ("bleu", "meteor", "rouge-l", "cider-d", "spice")
+DEFAULT_METRICS: tuple[str, ...] = COCO_METRICS
 
 
 @dataclass

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
+
+from capeval.types import FloatArray
 
 __all__ = [
     "DEFAULT_SEED",
@@ -25,7 +26,6 @@ __all__ = [
     "seed_label",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Seed used when the caller gives none, so that a result is reproducible by default
 #: (sacrebleu's significance module uses the same value for its bootstrap).

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from capeval.types import FloatArray
+
 __all__ = ["TrainingConfig", "TrainingHistory", "forward", "init_params", "predict_proba", "train_classifier"]
 
 log = logging.getLogger("capeval")
 
-FloatArray = npt.NDArray[np.float64]
 Params = list[FloatArray]
 
 #: Hidden layer sizes (Sharif et al. 2018: two layers of 72 units).

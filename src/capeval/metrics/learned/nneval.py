@@ -19,10 +19,11 @@ The default model ships with capeval (``capeval/data/learned/nneval-default.npz`
 data, figures and limits are in ``docs/metrics/nneval.md``. ``capeval learned train``
 rebuilds it.
 
-Feature reuse: :meth:`NNEval.score_tokenized` accepts ``features=`` (metric key ->
-:class:`~capeval.metrics.base.CorpusResult` already computed on the same tokenized corpus,
-e.g. ``Evaluation.results``) and computes only what is missing; feature matrices are also
-memoised per tokenized corpus inside an ``NNEval`` object.
+The feature metrics are NNEval's ``requires``: the executor scores each once per run, so
+NNEval next to the COCO metrics in one evaluation reuses their results, and
+``score_tokenized(reuse=...)`` takes results computed earlier (metric key ->
+:class:`~capeval.metrics.base.CorpusResult`, e.g. ``Evaluation.results``); a result is used
+only when its signature matches the feature metric's.
 
 Statistics row per item: ``[item_score, 1]``.
 """
@@ -32,15 +33,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from capeval.metrics.base import CorpusResult, FloatArray, MeanMetric, Metric, check_inputs
+from capeval.metrics.base import CorpusResult, FloatArray, MeanMetric, Metric
 from capeval.metrics.learned.network import Params, predict_proba
 from capeval.tokenizers.base import Tokenizer
 
@@ -72,8 +72,6 @@ FEATURE_SOURCES: Mapping[str, str] = {
 DEFAULT_MODEL = "nneval-default.npz"
 #: Class index of "human" in the network's softmax (0 = machine).
 HUMAN_CLASS = 1
-#: Tokenized corpora whose feature matrices an NNEval object remembers.
-_FEATURE_MEMO_SIZE = 4
 
 
 class FeatureSet:
@@ -295,9 +293,6 @@ class NNEval(MeanMetric):
 
     name = "nneval"
     outputs = ("nneval",)
-    parallel_safe = False
-    #: :meth:`score_tokenized` accepts ``features=`` (results of other metrics on the same items).
-    reuses_results: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -309,17 +304,27 @@ class NNEval(MeanMetric):
         super().__init__(tokenizer=tokenizer)
         self.model = model if isinstance(model, NNEvalModel) else load_model(model)
         self.feature_set = FeatureSet(self.model.features, tokenizer=self.tokenizer, options=feature_options)
-        self._memo: OrderedDict[str, FloatArray] = OrderedDict()
         self._checked = False
 
-    def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
-        """The feature metrics' corpus-level reference data (CIDEr-D document frequencies)."""
-        return self.feature_set.prepare(references)
+    @property
+    def requires(self) -> Mapping[str, Metric]:
+        """The feature metrics, by registry key (``bleu``, ``meteor``, ``cider-d``, ``spice``, ``wmd``)."""
+        return {key: self.feature_set.metric(key) for key in self.feature_set.keys}
 
     def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """P(human) of each tokenized item."""
+        return self._predict(self.required_outputs(candidates, references, prepared))
+
+    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+        """Rows ``[P(human), 1]`` from the feature metrics' per-item outputs."""
+        values = self._predict(required)
+        return np.column_stack([values, np.ones_like(values)])
+
+    def _predict(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
         self._check_feature_config()
-        return self.model.predict(self.feature_set.compute(candidates, references, prepared))
+        columns = [np.asarray(required[FEATURE_SOURCES[f]][f], dtype=np.float64) for f in self.model.features]
+        matrix = np.column_stack(columns) if columns and len(columns[0]) else np.zeros((0, len(columns)))
+        return self.model.predict(matrix)
 
     def features(
         self,
@@ -328,48 +333,8 @@ class NNEval(MeanMetric):
         *,
         results: Mapping[str, CorpusResult] | None = None,
     ) -> FloatArray:
-        """Raw feature matrix of a tokenized corpus (memoised per corpus)."""
-        key = _corpus_key(candidates, references)
-        if key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
-        matrix = self.feature_set.compute(candidates, references, results=results)
-        self._memo[key] = matrix
-        while len(self._memo) > _FEATURE_MEMO_SIZE:
-            self._memo.popitem(last=False)
-        return matrix
-
-    def score_tokenized(
-        self,
-        *,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        ids: Sequence[Any] | None = None,
-        prepared: Any = None,
-        progress: bool = False,
-        workers: int = 1,
-        features: Mapping[str, CorpusResult] | None = None,
-    ) -> CorpusResult:
-        """Score tokenized captions, reusing feature results when given.
-
-        Args:
-            features: Metric key -> result already computed on these tokenized items (for
-                instance ``Evaluation.results`` of the same run); reused when the metric's
-                signature matches the feature metric's, computed otherwise.
-
-        Other arguments are those of :meth:`Metric.score_tokenized`: with ``prepared`` (from
-        :meth:`prepare` on a larger corpus, e.g. when scoring shards) the feature metrics use
-        it, as they would on their own; ``progress`` and ``workers`` are ignored.
-        """
-        check_inputs(candidates, references, ids)
-        self._check_feature_config()
-        if prepared is not None:
-            matrix = self.feature_set.compute(candidates, references, prepared, results=features)
-        else:
-            matrix = self.features(candidates, references, results=features)
-        values = self.model.predict(matrix)
-        stats = np.column_stack([values, np.ones_like(values)])
-        return self.result_from_stats(stats, prepared=prepared, references=references, ids=ids)
+        """Raw feature matrix of a tokenized corpus (``results`` reused where they match)."""
+        return self.feature_set.compute(candidates, references, results=results)
 
     def _check_feature_config(self) -> None:
         """Warn once if the feature metrics are configured unlike those the model was trained with."""
@@ -395,13 +360,3 @@ class NNEval(MeanMetric):
             ("seed", str(self.model.seed)),
             ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
         )
-
-
-def _corpus_key(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> str:
-    h = hashlib.sha256()
-    for cand, refs in zip(candidates, references, strict=True):
-        h.update(cand.encode("utf-8"))
-        h.update(b"\x00")
-        h.update("\x01".join(refs).encode("utf-8"))
-        h.update(b"\x02")
-    return h.hexdigest()

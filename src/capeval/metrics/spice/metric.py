@@ -132,10 +132,10 @@ class SPICE(Metric):
     """
 
     name: ClassVar[str] = "spice"
-    outputs: ClassVar[tuple[str, ...]] = _output_names()
-    official_names: ClassVar[Mapping[str, str]] = {"spice": "SPICE"}
+    outputs: tuple[str, ...] = _output_names()
+    official_names: Mapping[str, str] = {"spice": "SPICE"}
     #: Items share one batched parse and an on-disk cache: keep them in one process.
-    parallel_safe: ClassVar[bool] = False
+    parallel_safe: bool = False
 
     def __init__(
         self,
@@ -171,6 +171,7 @@ class SPICE(Metric):
         self._cache: TupleCache | None = None
         self._memo: OrderedDict[str, list[list[str]]] = OrderedDict()
         self._synset_memo: dict[str, frozenset[int]] = {}
+        self._last: tuple[Any, tuple[FloatArray, list[dict[str, Any]]]] | None = None
 
     # --- interface ----------------------------------------------------------------------------
     @property
@@ -184,7 +185,14 @@ class SPICE(Metric):
 
     def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Statistics rows (see the module docstring)."""
-        return self._score_items(candidates, references)[0]
+        return self._scored(candidates, references, keep=self.detailed)[0]
+
+    def item_details(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> list[dict[str, Any]] | None:
+        """With ``detailed``: each item's candidate and reference tuples (with their truth values)
+        and category scores, as the official ``-detailed`` output lists them."""
+        return self._scored(candidates, references, keep=False)[1] if self.detailed else None
 
     def compute(self, totals: FloatArray) -> dict[str, float]:
         """Mean F/P/R per category over the items where it is defined (NaN if none; 0.0 for All)."""
@@ -199,23 +207,6 @@ class SPICE(Metric):
             for suffix, value in zip(suffixes, values, strict=True):
                 out[prefix + suffix] = value
         return out
-
-    def collect(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Any,
-        *,
-        progress: bool = False,
-        workers: int = 1,
-    ) -> tuple[FloatArray, Sequence[Any] | None]:
-        """Statistics rows and, with ``detailed``, the per-item tuples (the result's ``details``).
-
-        Parsing dominates the cost and is batched over all distinct captions at once, so
-        ``progress`` and ``workers`` are accepted for interface compatibility and ignored.
-        """
-        stats, details = self._score_items(candidates, references)
-        return stats, details if self.detailed else None
 
     # --- parsing ------------------------------------------------------------------------------
     def _cache_store(self) -> TupleCache | None:
@@ -256,6 +247,23 @@ class SPICE(Metric):
         for tuples in tuple_lists:
             graph.add_tuples(tuples)
         return graph
+
+    def _scored(
+        self, candidates: Sequence[str], references: Sequence[Sequence[str]], *, keep: bool
+    ) -> tuple[FloatArray, list[dict[str, Any]]]:
+        """Rows and details of a batch, scored once for :meth:`item_stats` then :meth:`item_details`.
+
+        With ``keep`` the batch's result is remembered for the next call; a remembered result
+        is handed out once and forgotten.
+        """
+        key = (tuple(candidates), tuple(map(tuple, references)))
+        last, self._last = self._last, None
+        if last is not None and last[0] == key:
+            return last[1]
+        scored = self._score_items(candidates, references)
+        if keep:
+            self._last = (key, scored)
+        return scored
 
     def _score_items(
         self, candidates: Sequence[str], references: Sequence[Sequence[str]]
@@ -326,18 +334,26 @@ def _score_dict(score: CategoryScore) -> dict[str, float | int | None]:
 class SPIDEr(Metric):
     """SPIDEr (Liu et al., ICCV 2017): the mean of CIDEr-D and SPICE, per item and for the corpus.
 
-    Both are means of per-item scores on the same tokenized captions, so the corpus SPIDEr
-    equals the mean of per-item SPIDEr. Row: ``[spider, 1, cider_d, spice]``.
+    Built from the ``cider-d`` and ``spice`` results of the same run (:attr:`requires`): the
+    executor scores each once, so asking for ``spider`` next to ``cider-d`` and ``spice``
+    costs nothing more. Both are means of per-item scores on the same tokenized captions, so
+    the corpus SPIDEr equals the mean of per-item SPIDEr. Row: ``[spider, 1, cider_d, spice]``.
 
     Args:
         tokenizer: As for :class:`SPICE` (default ``"ptb"``, the COCO pipeline).
         **spice_options: Passed to :class:`SPICE` (``synonyms``, ``parser``, ``cache`` ...).
+
+    Example:
+        >>> parser = PrecomputedParser({"a red bus": [["bus"], ["bus", "red"]], "a bus": [["bus"]]})
+        >>> spider = SPIDEr(tokenizer="none", parser=parser, cache=False, synonyms=False)
+        >>> r = spider.score(candidates=["a bus"], references=[["a red bus"]])
+        >>> round(r.scores["spider-spice"], 4), sorted(spider.requires)
+        (0.6667, ['cider-d', 'spice'])
     """
 
     name: ClassVar[str] = "spider"
-    outputs: ClassVar[tuple[str, ...]] = ("spider", "spider-cider-d", "spider-spice")
-    official_names: ClassVar[Mapping[str, str]] = {}
-    parallel_safe: ClassVar[bool] = False
+    outputs: tuple[str, ...] = ("spider", "spider-cider-d", "spider-spice")
+    official_names: Mapping[str, str] = {}
 
     def __init__(self, *, tokenizer: str | Tokenizer = "ptb", **spice_options: Any) -> None:
         super().__init__(tokenizer=tokenizer)
@@ -348,23 +364,28 @@ class SPIDEr(Metric):
         self.spice = SPICE(tokenizer=self.tokenizer, **spice_options)
 
     @property
+    def requires(self) -> Mapping[str, Metric]:
+        """CIDEr-D and SPICE, configured as given."""
+        return {"cider-d": self.cider, "spice": self.spice}
+
+    @property
     def stat_names(self) -> tuple[str, ...]:
         """``spider_sum, count, cider_d_sum, spice_sum``."""
         return ("spider_sum", "count", "cider_d_sum", "spice_sum")
 
-    def prepare(self, references: Sequence[Sequence[str]]) -> Any:
-        """CIDEr-D's document frequencies (SPICE needs none)."""
-        return self.cider.prepare(references)
-
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """CIDEr-D's fields then SPICE's."""
-        return (*self.cider.signature_fields(prepared), *self.spice.signature_fields(None))
+        cider_data = prepared.get("cider-d") if isinstance(prepared, Mapping) else None
+        return (*self.cider.signature_fields(cider_data), *self.spice.signature_fields(None))
 
     def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
-        """Rows ``[spider, 1, cider_d, spice]``."""
-        cider_stats = self.cider.item_stats(candidates, references, prepared)
-        cider = np.asarray(self.cider.item_outputs(np.asarray(cider_stats))[self.cider.primary], dtype=np.float64)
-        spice = self.spice.item_outputs(self.spice.item_stats(candidates, references, None))["spice"]
+        """Rows ``[spider, 1, cider_d, spice]`` of a batch."""
+        return self.combine(self.required_outputs(candidates, references, prepared))
+
+    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+        """Rows ``[spider, 1, cider_d, spice]`` from per-item CIDEr-D and SPICE."""
+        cider = np.asarray(required["cider-d"]["cider-d"], dtype=np.float64)
+        spice = np.asarray(required["spice"]["spice"], dtype=np.float64)
         return np.column_stack([(cider + spice) / 2.0, np.ones_like(spice), cider, spice])
 
     def compute(self, totals: FloatArray) -> dict[str, float]:
