@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -18,11 +17,8 @@ METRICS = ["bleu", "rouge-l", "cider-d"]
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+def client(dask_client: Any) -> Any:
+    return dask_client
 
 
 def test_dask_equals_in_process(client: Any) -> None:
@@ -84,3 +80,24 @@ def test_cli_dask_local(capsys: Any) -> None:
 
     out = json.loads(capsys.readouterr().out)
     assert out["Bleu_4"] == pytest.approx(0.1908290437674253, abs=1e-12)
+
+
+def test_spice_details_survive_dask(client: Any) -> None:
+    """SPICE's per-item tuples and category scores come back from a Dask run, as in process."""
+    pytest.importorskip("spacy")
+    from capeval.engines.dask import evaluate_dask
+    from capeval.io import Corpus
+
+    corpus = load_corpus(*demo_paths())
+    small = Corpus(corpus.ids[:12], corpus.candidates[:12], corpus.references[:12])
+    options = {"spice": {"cache": False}}
+    local = evaluate(small, metrics=["spice", "spider"], metric_options=options)
+    from capeval.registry import get_metric
+
+    built = [get_metric("spice", cache=False), get_metric("spider", cache=False)]
+    remote = evaluate_dask(small, metrics=built, client=client, partitions=3)
+    assert remote.results["spice"].details is not None and len(remote.results["spice"].details) == 12
+    assert remote.results["spice"].details == local.results["spice"].details
+    for key in ("spice", "spider"):
+        np.testing.assert_allclose(remote.results[key].stats, local.results[key].stats, rtol=0, atol=1e-12)
+        assert str(remote.results[key].signature) == str(local.results[key].signature)

@@ -1,0 +1,117 @@
+"""The executor: requirements resolved once and shared, reuse of earlier results, details carried."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+from capeval.engines import evaluate
+from capeval.engines.executor import ForkedBackend, SerialBackend, run
+from capeval.metrics.base import MeanMetric, Metric
+from capeval.types import FloatArray
+
+CANDS = ["a b c", "a b", "c d e f", "b"]
+REFS = [["a b c", "a c"], ["a b d"], ["c d", "e f g"], ["a"]]
+
+
+class Overlap(MeanMetric):
+    """Share of candidate words found in the references; counts its batches; details: the words."""
+
+    name: ClassVar[str] = "overlap"
+    outputs = ("overlap",)
+    calls: ClassVar[list[int]] = []
+
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
+        Overlap.calls.append(len(candidates))
+        out = []
+        for cand, refs in zip(candidates, references, strict=True):
+            words = cand.split()
+            known = {w for r in refs for w in r.split()}
+            out.append(sum(w in known for w in words) / len(words) if words else 0.0)
+        return np.asarray(out, dtype=np.float64)
+
+    def item_details(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> list[Any]:
+        return [sorted(set(c.split())) for c in candidates]
+
+
+class Twice(MeanMetric):
+    """Built from Overlap: twice its per-item value."""
+
+    name: ClassVar[str] = "twice"
+    outputs = ("twice",)
+
+    def __init__(self) -> None:
+        super().__init__(tokenizer="none")
+        self.base = Overlap(tokenizer="none")
+
+    @property
+    def requires(self) -> Mapping[str, Metric]:
+        return {"overlap": self.base}
+
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
+        return self.combine(self.required_outputs(candidates, references, prepared))[:, 0]
+
+    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+        values = 2.0 * np.asarray(required["overlap"]["overlap"])
+        return np.column_stack([values, np.ones_like(values)])
+
+
+def _run(metrics: dict[str, Metric], backend: Any = None, **kw: Any) -> dict[str, Any]:
+    return run(metrics, lambda _: (CANDS, REFS), ids=None, backend=backend or SerialBackend(), **kw)
+
+
+def test_requirement_is_scored_once_and_shared() -> None:
+    Overlap.calls.clear()
+    results = _run({"twice": Twice(), "overlap": Overlap(tokenizer="none")})
+    assert Overlap.calls == [4]  # one batch of four items for both metrics
+    np.testing.assert_array_equal(results["twice"].item_scores, 2 * results["overlap"].item_scores)
+    # the requested metric's own result (with its details) is the shared one
+    assert results["overlap"].details == tuple(sorted(set(c.split())) for c in CANDS)
+
+
+def test_template_gives_the_executor_result() -> None:
+    direct = Twice().score_tokenized(candidates=CANDS, references=REFS)
+    assert direct.score == pytest.approx(2 * Overlap(tokenizer="none").score(candidates=CANDS, references=REFS).score)
+    # item_stats of a built metric computes its requirements on the batch itself
+    np.testing.assert_array_equal(Twice().item_stats(CANDS, REFS, None), direct.stats)
+
+
+def test_reuse_takes_matching_results_only() -> None:
+    earlier = Overlap(tokenizer="none").score_tokenized(candidates=CANDS, references=REFS)
+    other = Overlap(tokenizer="ws").score_tokenized(candidates=CANDS, references=REFS)  # another tokenizer
+    Overlap.calls.clear()
+    reused = Twice().score_tokenized(candidates=CANDS, references=REFS, reuse={"overlap": earlier})
+    assert Overlap.calls == []
+    assert reused.score == pytest.approx(2 * earlier.score)
+    Twice().score_tokenized(candidates=CANDS, references=REFS, reuse={"overlap": other})
+    assert Overlap.calls == [4]
+    with pytest.warns(DeprecationWarning, match="reuse="):
+        Twice().score_tokenized(candidates=CANDS, references=REFS, features={"overlap": earlier})
+
+
+def test_forked_workers_carry_details() -> None:
+    serial = _run({"overlap": Overlap(tokenizer="none")})["overlap"]
+    forked = _run({"overlap": Overlap(tokenizer="none")}, ForkedBackend(2, min_items=2))["overlap"]
+    np.testing.assert_array_equal(forked.stats, serial.stats)
+    assert forked.details == serial.details
+
+
+def test_evaluate_workers_and_progress_give_the_same_results(demo_tokenized: Any) -> None:
+    _, cands, refs = demo_tokenized
+    serial = evaluate(candidates=cands, references=refs, metrics=["bleu", "cider-d"], tokenizer="none")
+    forked = evaluate(candidates=cands, references=refs, metrics=["bleu", "cider-d"], tokenizer="none", workers=2)
+    for key in ("bleu", "cider-d"):
+        np.testing.assert_array_equal(forked.results[key].stats, serial.results[key].stats)
+    from capeval.engines import executor
+
+    chunked = executor.SerialBackend(progress=True)
+    old = executor.PROGRESS_CHUNK
+    executor.PROGRESS_CHUNK = 64
+    try:
+        rows, _ = chunked.rows(serial.metrics["bleu"], cands, refs, None)
+    finally:
+        executor.PROGRESS_CHUNK = old
+    np.testing.assert_array_equal(rows, serial.results["bleu"].stats)
