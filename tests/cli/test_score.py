@@ -11,10 +11,12 @@ import pytest
 from capeval.cli.main import main
 from capeval.data import demo_paths
 
-METRICS = "bleu,rouge-l,cider-d"
+#: Agreement with the official code (the parity suites find 1e-15; printing keeps full precision).
+TOLERANCE = 1e-12
 
 
-def test_score_json_uses_official_names(tmp_path: Path, capsys: Any, demo_official: dict[str, Any]) -> None:
+def test_score_json_gives_the_official_demo_values(tmp_path: Path, capsys: Any, demo_official: dict[str, Any]) -> None:
+    """``capeval score`` with its defaults prints the official COCO evaluation's numbers for the demo."""
     results, refs = demo_paths()
     per_image = tmp_path / "per_image.json"
     code = main(
@@ -24,25 +26,36 @@ def test_score_json_uses_official_names(tmp_path: Path, capsys: Any, demo_offici
             str(results),
             "--references",
             str(refs),
-            "--metrics",
-            METRICS,
             "--format",
             "json",
             "--per-image",
             str(per_image),
             "--quiet",
-            "--tokenizer",
-            "ws",
         ]
     )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    for key in ("Bleu_1", "Bleu_4", "ROUGE_L", "CIDEr"):
-        assert isinstance(out[key], float)
+    official = demo_official["corpus"]  # pycocoevalcap 1.2 on the same files (tests/data/coco_demo)
+    assert set(official) == {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr"}
+    for key, value in official.items():
+        assert out[key] == pytest.approx(value, rel=0, abs=TOLERANCE), key
+    # the rounded figures of the official demo notebook
+    rounded = {k: round(out[k], 4) for k in official}
+    assert rounded == {
+        "Bleu_1": 0.5794,
+        "Bleu_2": 0.4044,
+        "Bleu_3": 0.2785,
+        "Bleu_4": 0.1908,
+        "METEOR": 0.1953,
+        "ROUGE_L": 0.3963,
+        "CIDEr": 0.5998,
+    }
     assert out["capeval"]["scores"]["cider-d"] == out["CIDEr"]
-    assert out["capeval"]["signatures"]["cider-d"].startswith("cider-d|n:4|sigma:6|df:refs|tok:ws")
+    assert out["capeval"]["signatures"]["cider-d"].startswith("cider-d|n:4|sigma:6|df:refs|tok:ptb")
     table = json.loads(per_image.read_text())
-    assert len(table) == 1000 and set(table["391895"]) == {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"}
+    assert len(table) == 1000 and set(table["391895"]) == set(official)
+    for key in official:
+        assert table["391895"][key] == pytest.approx(demo_official["per_image"]["391895"][key], rel=0, abs=TOLERANCE)
 
 
 def test_table_and_csv(capsys: Any) -> None:
