@@ -52,9 +52,9 @@ class Twice(MeanMetric):
         return {"overlap": self.base}
 
     def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
-        return self.combine(self.required_outputs(candidates, references, prepared))[:, 0]
+        return self.item_stats_from(self.required_outputs(candidates, references, prepared))[:, 0]
 
-    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+    def item_stats_from(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
         values = 2.0 * np.asarray(required["overlap"]["overlap"])
         return np.column_stack([values, np.ones_like(values)])
 

@@ -30,7 +30,7 @@ def _features_available() -> bool:
         from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL
 
         return bool(spacy.util.is_package(DEFAULT_MODEL))
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to find the model means "not available"
         return False
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from capeval.registry import get_metric
 
     start = time.perf_counter()
-    captions = load_coco_captions(args.annotations)
+    captions: dict[Hashable, list[str]] = {k: v for k, v in load_coco_captions(args.annotations).items()}
     short = [i for i, caps in captions.items() if len(caps) < args.n_captions]
     if short and not args.skip_short:
         raise CLIError(

@@ -103,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         for task in tasks:
             a, b = results[(first, task)], results[(second, task)]
             for k in ks:
-                m = mcnemar(a.ranks <= k, b.ranks <= k)
-                cmp.rows.append([task, f"McNemar R@{k} (b={m.b}, c={m.c})", m.statistic, m.p_value])
+                test = mcnemar(a.ranks <= k, b.ranks <= k)
+                cmp.rows.append([task, f"McNemar R@{k} (b={test.b}, c={test.c})", test.statistic, test.p_value])
             for stat in ("median", "mean"):
                 p = paired_permutation_test(
                     a.ranks, b.ranks, statistic=stat, n_resamples=args.n_resamples, seed=args.seed

@@ -111,7 +111,7 @@ def evaluate_dask(
     """
     from distributed import default_client
 
-    client = client or default_client()
+    client = client or default_client()  # type: ignore[no-untyped-call]
     check_inputs(corpus.candidates, corpus.references, corpus.ids)
     backend = DaskBackend(client, partitions=partitions)
     built = build_metrics(metrics, tokenizer=tokenizer)

@@ -252,7 +252,9 @@ def run(
         if metric.requires:
             deps = {k: _identity(m) for k, m in metric.requires.items()}
             data: Any = {k: data_of[d] for k, d in deps.items()}
-            stats = np.asarray(metric.combine({k: done[d].item_table for k, d in deps.items()}), dtype=np.float64)
+            stats = np.asarray(
+                metric.item_stats_from({k: done[d].item_table for k, d in deps.items()}), dtype=np.float64
+            )
         else:
             data = given.get(ident, _UNSET)
             if data is _UNSET:

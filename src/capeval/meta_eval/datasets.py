@@ -446,7 +446,7 @@ def _loadmat(path: PathLike, keys: Sequence[str]) -> dict[str, Any]:
         raise ImportError("reading PASCAL-50S .mat files needs scipy: pip install 'capeval[stats]'") from exc
     try:
         data = loadmat(os.fspath(path))
-    except Exception as exc:  # scipy raises several types for a corrupt file
+    except Exception as exc:  # noqa: BLE001 - scipy raises several types for a corrupt file
         raise ValueError(f"{path}: not a readable MATLAB .mat file ({exc})") from None
     missing = [k for k in keys if k not in data]
     if missing:

@@ -39,7 +39,7 @@ def clipped_matches(
         words, lengths: Encoded sentences: the ``n_items`` candidates, then the references
             item by item (``n_refs[i]`` for item ``i``).
     """
-    return _clipped(words, bounds(lengths), n_items, bounds(n_refs) + n_items, n)
+    return np.asarray(_clipped(words, bounds(lengths), n_items, bounds(n_refs) + n_items, n), dtype=np.int64)
 
 
 @_numba.jit

@@ -384,7 +384,7 @@ def score_encoded(
         float(scale),
     )
     if starts.shape[0] - 1 <= CHUNK_SENTENCES:
-        return _score(ids, starts, n_cands, cand_item, item_start, *params)
+        return np.asarray(_score(ids, starts, n_cands, cand_item, item_start, *params), dtype=np.float64)
     per_item = np.diff(item_start) + np.bincount(cand_item, minlength=n_items)
     cut = np.cumsum(per_item) // CHUNK_SENTENCES
     edges = [0, *(np.flatnonzero(np.diff(cut)) + 1).tolist(), n_items]

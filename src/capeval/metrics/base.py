@@ -122,7 +122,7 @@ class Metric(abc.ABC):
     * :meth:`item_stats`: a batch of tokenized items to a statistics matrix;
     * :meth:`item_details` (optional): per-item extra information (SPICE's tuples);
     * :meth:`compute`: column sums to named scores;
-    * :attr:`requires` and :meth:`combine` (only for metrics built from others, SPIDEr and
+    * :attr:`requires` and :meth:`item_stats_from` (only for metrics built from others, SPIDEr and
       NNEval): the metrics it is built from, and its statistics from their per-item outputs.
 
     :meth:`score`, :meth:`score_tokenized` and :meth:`result_from_stats` are the template
@@ -159,7 +159,7 @@ class Metric(abc.ABC):
 
         The executor scores each of them once per run (sharing the result with an identically
         configured metric scored in the same run) and hands their per-item outputs to
-        :meth:`combine`.
+        :meth:`item_stats_from`.
         """
         return {}
 
@@ -179,7 +179,7 @@ class Metric(abc.ABC):
         """Statistics rows for a batch of tokenized items, shape ``(len(candidates), n_stats)``.
 
         A metric with :attr:`requires` implements it as
-        ``self.combine(self.required_outputs(candidates, references, prepared))``.
+        ``self.item_stats_from(self.required_outputs(candidates, references, prepared))``.
         """
 
     def item_details(
@@ -192,7 +192,7 @@ class Metric(abc.ABC):
         """
         return None
 
-    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+    def item_stats_from(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
         """Statistics rows from the per-item outputs of :attr:`requires` (metrics built from others).
 
         Args:

@@ -339,11 +339,17 @@ class _CIDErBase(MeanMetric):
             raise ValueError(f"item {int(np.flatnonzero(n_refs == 0)[0])}: no reference captions")
         flat_refs = [ref for refs in references for ref in refs]
         frozen = df if df is not None else self.df
-        compiled = dict(n=self.n, sigma=self.sigma, clip=self.clip, scale=self.scale)
         scores = None
         if frozen is None and _cider_kernel.available(self.n, 0):
             scores = _cider_kernel.score_with_reference_frequencies(
-                candidates, item_of_cand, flat_refs, n_refs, **compiled
+                candidates,
+                item_of_cand,
+                flat_refs,
+                n_refs,
+                n=self.n,
+                sigma=self.sigma,
+                clip=self.clip,
+                scale=self.scale,
             )
         elif frozen is not None and _cider_kernel.available(self.n, len(frozen.vocab)):
             scores = _cider_kernel.score_batch(
@@ -354,7 +360,10 @@ class _CIDErBase(MeanMetric):
                 frozen._word_index,
                 frozen.hash_tables(),
                 frozen.n_documents,
-                **compiled,
+                n=self.n,
+                sigma=self.sigma,
+                clip=self.clip,
+                scale=self.scale,
             )
         if scores is not None:
             return scores
@@ -405,7 +414,8 @@ class _CIDErBase(MeanMetric):
         per_cand = np.zeros((n_cands, self.n), dtype=np.float64)
         np.add.at(per_cand, pair_cand, values)
         score = per_cand.sum(axis=1) / self.n
-        return score / pairs_per_cand * self.scale
+        mean: FloatArray = score / pairs_per_cand * self.scale
+        return mean
 
     def _dot_products(
         self,

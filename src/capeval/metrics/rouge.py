@@ -229,8 +229,10 @@ def _lcs_narrow(words: Any, starts: Any, lengths: Any, cand: Any, ref: Any, n_wo
 def _popcount(x: Any) -> IntArray:
     """Number of set bits of each uint64."""
     if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x).astype(np.int64)
-    return np.unpackbits(x.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1).astype(np.int64)  # pragma: no cover
+        return np.asarray(np.bitwise_count(x), dtype=np.int64)
+    return np.asarray(
+        np.unpackbits(x.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1), dtype=np.int64
+    )  # pragma: no cover
 
 
 def _f_measure(precision: FloatArray, recall: FloatArray, beta: float) -> FloatArray:

@@ -59,7 +59,7 @@ def borda_aggregate(rankings: Sequence[Any], *, are_ranks: bool = False) -> tupl
     """
     if not rankings:
         raise ValueError("no rankings to aggregate")
-    mats = []
+    mats: list[FloatArray] = []
     for i, r in enumerate(rankings):
         m = np.asarray(r, dtype=np.float64)
         if m.ndim != 2 or (mats and m.shape != mats[0].shape):

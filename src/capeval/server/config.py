@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
@@ -244,10 +245,10 @@ def load_config_file(path: str | Path) -> tuple[Settings, list[ChallengeConfig]]
     text = path.read_bytes()
     try:
         if path.suffix == ".toml":
-            try:
+            if sys.version_info >= (3, 11):
                 import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
+            else:  # Python 3.10
+                import tomli as tomllib
             data = tomllib.loads(text.decode("utf-8"))
         else:
             data = json.loads(text)

@@ -315,7 +315,7 @@ class NNEval(MeanMetric):
         """P(human) of each tokenized item."""
         return self._predict(self.required_outputs(candidates, references, prepared))
 
-    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+    def item_stats_from(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
         """Rows ``[P(human), 1]`` from the feature metrics' per-item outputs."""
         values = self._predict(required)
         return np.column_stack([values, np.ones_like(values)])

@@ -76,7 +76,7 @@ def _emd(a: FloatArray, b: FloatArray, cost: FloatArray) -> float:
         # One side is a single point: all mass moves to (or from) it.
         return float((cost * (a[:, None] if b.size == 1 else b[None, :])).sum())
     try:
-        import ot  # type: ignore[import-untyped]
+        import ot
     except ImportError:
         return _emd_linprog(a, b, cost)
     return float(ot.emd2(a, b, cost))

@@ -30,7 +30,7 @@ import itertools
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -173,8 +173,8 @@ class METEOR(Metric):
     """
 
     name: ClassVar[str] = "meteor"
-    outputs: ClassVar[tuple[str, ...]] = ("meteor",)
-    official_names: ClassVar[dict[str, str]] = {"meteor": "METEOR"}
+    outputs: tuple[str, ...] = ("meteor",)
+    official_names: Mapping[str, str] = {"meteor": "METEOR"}
 
     def __init__(self, *, tokenizer: str | Tokenizer = "ptb", n_threads: int | None = None) -> None:
         super().__init__(tokenizer=tokenizer)

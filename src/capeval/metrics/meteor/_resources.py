@@ -273,7 +273,7 @@ def _build_synonym_arrays(synsets_gz: Path) -> dict[str, np.ndarray | str]:
 
 
 def _data_dir() -> Path:
-    return Path(str(resources.files("capeval").joinpath("data", "meteor")))
+    return Path(str(resources.files("capeval").joinpath("data").joinpath("meteor")))
 
 
 def _verify(path: Path, expected: str) -> None:

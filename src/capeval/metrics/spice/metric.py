@@ -380,9 +380,9 @@ class SPIDEr(Metric):
 
     def item_stats(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Rows ``[spider, 1, cider_d, spice]`` of a batch."""
-        return self.combine(self.required_outputs(candidates, references, prepared))
+        return self.item_stats_from(self.required_outputs(candidates, references, prepared))
 
-    def combine(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
+    def item_stats_from(self, required: Mapping[str, Mapping[str, FloatArray]]) -> FloatArray:
         """Rows ``[spider, 1, cider_d, spice]`` from per-item CIDEr-D and SPICE."""
         cider = np.asarray(required["cider-d"]["cider-d"], dtype=np.float64)
         spice = np.asarray(required["spice"]["spice"], dtype=np.float64)
