@@ -51,3 +51,10 @@ def test_docstring_examples(name: str) -> None:
         pytest.skip(f"{name} needs the optional dependency {exc.name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+@pytest.mark.parametrize("doc", ["docs/architecture.md"])
+def test_documentation_examples(doc: str) -> None:
+    path = Path(__file__).resolve().parents[1] / doc
+    result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
