@@ -243,6 +243,8 @@ def run(
     for ident in order:
         key, metric = nodes[ident]
         cands, refs = texts(metric)
+        if backend.progress:
+            log.info("scoring %s on %s items", key, f"{len(cands):,}")
         start = time.perf_counter()
         reused = _reusable(key, metric, reuse, refs)
         if reused is not None:
