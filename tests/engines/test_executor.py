@@ -115,3 +115,10 @@ def test_evaluate_workers_and_progress_give_the_same_results(demo_tokenized: Any
     finally:
         executor.PROGRESS_CHUNK = old
     np.testing.assert_array_equal(rows, serial.results["bleu"].stats)
+
+
+def test_package_level_entry_point() -> None:
+    import capeval
+
+    ev = capeval.evaluate(candidates=CANDS, references=REFS, metrics=["rouge-l"], tokenizer="none")
+    assert isinstance(ev, capeval.Evaluation) and ev.results["rouge-l"].n_items == len(CANDS)
