@@ -192,3 +192,14 @@ def test_template_methods_are_not_overridden() -> None:
         cls = metric_class(name)
         for method in template:
             assert getattr(cls, method) is getattr(Metric, method), f"{cls.__name__} overrides {method}"
+
+
+def test_spice_shards_in_forked_workers_keep_their_tuples(corpus: Any) -> None:
+    """SPICE declares ``parallel_safe = False`` (one batched parse, one cache), so every executor
+    scores it in one process. Without its cache its items are independent: sharded in forked
+    workers they give the same statistics and the same per-item tuples."""
+    cands, refs = corpus
+    metric = _build("spice")
+    metric.parallel_safe = True
+    sharded = _score(metric, cands, refs, ForkedBackend(2, min_items=2))
+    _assert_same(sharded, _serial("spice", corpus))
