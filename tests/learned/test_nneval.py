@@ -264,13 +264,13 @@ def test_distractor_check_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     good = '{"correct": "a dog", "distracted": "a cat", "references": ["a dog"]}'
     bad.write_text(f"{good}\n{{oops\n", encoding="utf-8")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
-    assert "bad.jsonl:2: invalid JSON" in capsys.readouterr().err
+    assert "bad.jsonl: line 2: invalid JSON at column 2" in capsys.readouterr().err
     bad.write_text("[1]\n", encoding="utf-8")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
-    assert "bad.jsonl:1: expected a JSON object" in capsys.readouterr().err
+    assert "bad.jsonl: line 1: expected a JSON object, got list" in capsys.readouterr().err
     bad.write_bytes(b"\xff\xfe\n")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
-    assert "not UTF-8" in capsys.readouterr().err
+    assert "bad.jsonl: not valid UTF-8 at byte 0" in capsys.readouterr().err
 
 
 def test_train_embeddings_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
