@@ -79,7 +79,7 @@ def test_training_rejects_bad_input() -> None:
 
 def _tiny_training(seed: int) -> NNEvalModel:
     """Train on the tiny fixture the way the recipe does (min-max ranges, tau-c early stopping)."""
-    from capeval.cli.cmd_learned import TrainingData, train_nneval
+    from capeval.metrics.learned.training import TrainingData, train_nneval
 
     with np.load(DATA / "tiny_training_features.npz") as z:
         arrays = {k: z[k] for k in z.files}
@@ -242,8 +242,8 @@ def test_default_model_scores_and_reuses_an_evaluation() -> None:
 
 
 def test_distractor_check_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from capeval.cli.cmd_learned import distractor_check
     from capeval.cli.main import main
+    from capeval.metrics.learned.training import distractor_check
 
     pairs = [json.loads(line) for line in (DATA / "distractor_pairs.jsonl").read_text().splitlines()]
     acc = distractor_check(
