@@ -41,7 +41,7 @@ def _stored() -> tuple[list[str], list[list[str]], list[float], float] | None:
 
 def _live() -> tuple[list[str], list[list[str]], list[float], float]:
     try:
-        from tests.oracle.oracle import OracleUnavailable, human_agreement_protocol, run_official
+        from bench.oracle import OracleUnavailable, human_agreement_protocol, run_official
     except ImportError as exc:  # pragma: no cover - layout without the shared oracle helper
         pytest.skip(f"oracle helper unavailable: {exc}")
     try:
