@@ -59,10 +59,20 @@ def test_validation_figure_reproduces_to_three_decimals(retrained) -> None:  # t
     }
 
 
-def test_model_id_reproduces_exactly(retrained) -> None:  # type: ignore[no-untyped-def]
-    """Same data, seed and code give the same parameters: the model id in signatures is the shipped one."""
+def test_parameters_reproduce(retrained) -> None:  # type: ignore[no-untyped-def]
+    """Same data, seed and code give the shipped network: same ranges, same stopping epoch and
+    parameters equal to 1e-12 (the last bits, and with them the model id, can differ between
+    numpy/BLAS builds and machines)."""
+    import numpy as np
+
     shipped, model, _ = retrained
-    assert f"{model.meta['name']}-{model.digest}" == f"{shipped.meta['name']}-{shipped.digest}"
+    assert model.meta["best_epoch"] == shipped.meta["best_epoch"]
+    assert model.meta["epochs_run"] == shipped.meta["epochs_run"]
+    np.testing.assert_array_equal(model.lower, shipped.lower)
+    np.testing.assert_array_equal(model.upper, shipped.upper)
+    assert len(model.params) == len(shipped.params)
+    for ours, theirs in zip(model.params, shipped.params, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
 
 
 def test_learned_metric_beats_every_feature_on_flickr8k(retrained) -> None:  # type: ignore[no-untyped-def]
