@@ -120,6 +120,7 @@ def test_over_long_caption(tmp_path: Path) -> None:
         ({"annotations": [{"image_id": 1}]}, "annotations\\[0\\]: missing 'caption'"),
         ({"annotations": [{"image_id": 1, "caption": ""}]}, "caption is empty"),
         ({"annotations": "x"}, '"annotations" must be a list'),
+        ({"images": [{"id": 1}]}, 'COCO captions file without "annotations"'),
         ({"1": 5}, "expected a list of reference captions"),
         ({"1": []}, "image id 1 has no reference captions"),
         ({"1": ["ok", None]}, "reference 1 must be a string"),
@@ -250,3 +251,12 @@ def test_error_survives_pickling() -> None:
 
     err = pickle.loads(pickle.dumps(CaptionFileError("f: bad", code="bad_json")))
     assert str(err) == "f: bad" and err.code == "bad_json"
+
+
+def test_reference_order_by_images_or_by_annotations(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.json", COCO_REFS)
+    assert list(read_references(path)) == [3, 1, 2]
+    by_annotations = read_references(path, order="annotations")
+    assert list(by_annotations) == [1, 3, 2] and by_annotations == read_references(path)
+    with pytest.raises(ValueError, match="order must be"):
+        read_references(path, order="random")

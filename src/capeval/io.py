@@ -393,19 +393,22 @@ def parse_candidates(
     return out
 
 
-def read_references(path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS) -> dict[ImageId, list[str]]:
+def read_references(
+    path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS, order: str = "images"
+) -> dict[ImageId, list[str]]:
     """Read reference captions: one or more per image id, in file order.
 
     Accepted: a COCO captions file (``{"images": [...], "annotations": [...]}``), an
     ``{id: [captions]}`` mapping, or JSON Lines of ``{"image_id", "caption"}`` (one line per
     reference) or ``{"image_id", "captions": [...]}``. For COCO annotation files the images
     appear in the order of the ``images`` list (the order the official evaluation uses), each
-    with its annotations in file order; images without annotations are left out.
+    with its annotations in file order; images without annotations are left out. With
+    ``order="annotations"`` the images come in the order of their first annotation instead.
 
     Raises:
         CaptionFileError: as :func:`read_candidates`, plus annotations for unknown images.
     """
-    return parse_references(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars)
+    return parse_references(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars, order=order)
 
 
 def parse_references(
@@ -414,6 +417,7 @@ def parse_references(
     name: str = "<references>",
     jsonl: bool | None = None,
     max_caption_chars: int = MAX_CAPTION_CHARS,
+    order: str = "images",
 ) -> dict[ImageId, list[str]]:
     """Reference captions from content in memory, by the rules of :func:`read_references`.
 
@@ -423,6 +427,8 @@ def parse_references(
         >>> parse_references('{"7": ["a dog", "the dog"]}')
         {7: ['a dog', 'the dog']}
     """
+    if order not in ("images", "annotations"):
+        raise ValueError(f"order must be 'images' or 'annotations', got {order!r}")
     parsed, is_jsonl = _parse(data, name, jsonl)
     out: dict[ImageId, list[str]] = {}
     keys: dict[str, ImageId] = {}
@@ -456,6 +462,8 @@ def parse_references(
             target = slot(where, row["image_id"])
             for j, cap in enumerate(caps):
                 target.append(check(f"{where} (image id {row['image_id']!r})", cap, f"reference {j}"))
+    elif isinstance(parsed, dict) and "images" in parsed and "annotations" not in parsed:
+        raise CaptionFileError(f'{name}: COCO captions file without "annotations"', code="missing_field")
     elif isinstance(parsed, dict) and "annotations" in parsed:
         images, annotations = parsed.get("images"), parsed["annotations"]
         if not isinstance(annotations, list):
@@ -487,6 +495,11 @@ def parse_references(
             )
         for image_id in [i for i, caps in out.items() if not caps]:
             del out[image_id]  # images without captions cannot be references; reported if scored
+        if order == "annotations":
+            first: dict[str, None] = {}
+            for ann in annotations:
+                first.setdefault(_id_key(ann["image_id"]), None)
+            out = {keys[key]: out[keys[key]] for key in first}
     elif isinstance(parsed, dict):
         for key, value in parsed.items():
             where = f"key {key!r}"
