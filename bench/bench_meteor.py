@@ -96,8 +96,9 @@ def _load_val2014() -> tuple[list[str], list[list[str]]]:
 
     protocol = human_agreement_protocol()
     official = run_official(protocol["ids"], protocol["candidates"], protocol["references"], metrics=("meteor",))
-    ids = [str(i) for i in protocol["ids"]]
     tok = official["tokenized"]
+    # The runner keys items by position (items the official tokenizer loses are absent).
+    ids = [str(k) for k in range(len(protocol["ids"])) if str(k) in tok["candidates"]]
     return [tok["candidates"][i] for i in ids], [tok["references"][i] for i in ids]
 
 
