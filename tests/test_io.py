@@ -82,6 +82,7 @@ def test_ids_match_across_int_and_string(tmp_path: Path) -> None:
         (b"", "file is empty"),
         (b"\xff\xfe[]", "not valid UTF-8 at byte 0"),
         (b'{"images": [], "annotations": []}', "COCO annotations"),
+        (b'{"image_id": "5", "caption": "a dog"}', "a single result object; candidates must be a list"),
         (b"42", "expected a COCO results list"),
         (b'["a dog"]', "entry 0: expected an object"),
         (b'[{"image_id": 1}]', "entry 0: missing 'caption'"),

@@ -374,6 +374,11 @@ def parse_candidates(
                 '[{"image_id": ..., "caption": ...}]',
                 code="bad_shape",
             )
+        if "image_id" in parsed or "caption" in parsed:
+            raise CaptionFileError(
+                f'{name}: a single result object; candidates must be a list [{{"image_id": ..., "caption": ...}}]',
+                code="bad_shape",
+            )
         for key, value in parsed.items():
             where = f"key {key!r}"
             if isinstance(value, list):
