@@ -37,7 +37,7 @@ import math
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "DECODE_ERRORS",
@@ -399,7 +399,7 @@ def parse_candidates(
 
 
 def read_references(
-    path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS, order: str = "images"
+    path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS, order: Literal["images", "annotations"] = "images"
 ) -> dict[ImageId, list[str]]:
     """Read reference captions: one or more per image id, in file order.
 
@@ -422,7 +422,7 @@ def parse_references(
     name: str = "<references>",
     jsonl: bool | None = None,
     max_caption_chars: int = MAX_CAPTION_CHARS,
-    order: str = "images",
+    order: Literal["images", "annotations"] = "images",
 ) -> dict[ImageId, list[str]]:
     """Reference captions from content in memory, by the rules of :func:`read_references`.
 
