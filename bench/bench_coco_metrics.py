@@ -38,13 +38,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.oracle.oracle import human_agreement_protocol, oracle_python, run_official  # noqa: E402
+from oracle import human_agreement_protocol, oracle_python, run_official
 
 STAGES = ("tokenize", "bleu", "rouge-l", "cider-d", "bleu@2", "rouge-l@2", "reward-10", "reward-50")
 OFFICIAL_STAGE = {"bleu": "bleu", "rouge-l": "rouge", "cider-d": "cider"}

@@ -29,14 +29,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from oracle import oracle_dir, oracle_python
+
 from capeval import get_metric
 from capeval.meta_eval import human_agreement, load_coco_captions
 
-ORACLE = Path("/tmp/capeval-oracle")
+ORACLE = oracle_dir()
 
 
 def _official_run(shared: Path, human_dir: Path) -> tuple[dict[str, float], float]:
-    python = ORACLE / "venv" / "bin" / "python"
+    python = oracle_python()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "scores.json"
         start = time.perf_counter()

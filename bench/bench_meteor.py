@@ -17,7 +17,7 @@ conversion, numba compilation) is done by an untimed warm-up run unless ``--cold
 
 Usage:  python bench/bench_meteor.py [--data val2014,demo] [--repeat 1] [--threads N] [--cold]
 Needs Java; the official package is installed from PyPI on first use by the tests' oracle helper
-(``tests/oracle``).
+(``bench/oracle``).
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from oracle import oracle_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-ORACLE = Path(os.environ.get("CAPEVAL_ORACLE_DIR", "/tmp/capeval-oracle"))
+ORACLE = oracle_dir()
 
 _CHILD_COMMON = r"""
 import json, resource, sys, time
@@ -90,13 +92,13 @@ def _load_val2014() -> tuple[list[str], list[list[str]]]:
         res, gts = data["tokenized"]["res"], data["tokenized"]["gts"]
         ids = [str(i) for i in data["meta"]["image_ids"]]
         return [res[i] if isinstance(res[i], str) else res[i][0] for i in ids], [gts[i] for i in ids]
-    sys.path.insert(0, str(ROOT))
-    from tests.oracle.oracle import human_agreement_protocol, run_official
+    from oracle import human_agreement_protocol, run_official
 
     protocol = human_agreement_protocol()
     official = run_official(protocol["ids"], protocol["candidates"], protocol["references"], metrics=("meteor",))
-    ids = [str(i) for i in protocol["ids"]]
     tok = official["tokenized"]
+    # The runner keys items by position (items the official tokenizer loses are absent).
+    ids = [str(k) for k in range(len(protocol["ids"])) if str(k) in tok["candidates"]]
     return [tok["candidates"][i] for i in ids], [tok["references"][i] for i in ids]
 
 
@@ -107,11 +109,7 @@ def _load_demo() -> tuple[list[str], list[list[str]]]:
 
 
 def _oracle_python() -> str:
-    python = ORACLE / "venv" / "bin" / "python"
-    if python.exists():
-        return str(python)
-    sys.path.insert(0, str(ROOT))
-    from tests.oracle.oracle import oracle_python
+    from oracle import oracle_python
 
     return str(oracle_python())
 

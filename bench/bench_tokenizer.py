@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -29,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from oracle import oracle_dir
 
 # Runs inside the oracle's Python: builds the same two streams, times the official tokenizer.
 _OFFICIAL_SCRIPT = r"""
@@ -90,9 +91,7 @@ def _run_official(oracle: Path) -> tuple[float, list[str], list[str], float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--oracle-dir", type=Path, default=Path(os.environ.get("CAPEVAL_ORACLE_DIR", "/tmp/capeval-oracle"))
-    )
+    parser.add_argument("--oracle-dir", type=Path, default=oracle_dir())
     parser.add_argument("--repeat", type=int, default=7, help="capeval repetitions (first, median, best printed)")
     parser.add_argument("--official-runs", type=int, default=3, help="official repetitions (best is used)")
     args = parser.parse_args()

@@ -8,7 +8,18 @@ from typing import Any
 
 import pytest
 
-from capeval.io import CaptionFileError, align, load_corpus, read_candidates, read_references
+from capeval.io import (
+    DECODE_ERRORS,
+    CaptionFileError,
+    align,
+    load_corpus,
+    parse_candidates,
+    parse_jsonl,
+    parse_references,
+    read_candidates,
+    read_jsonl,
+    read_references,
+)
 
 
 def write(tmp_path: Path, name: str, data: Any, raw: bytes | None = None) -> Path:
@@ -71,6 +82,7 @@ def test_ids_match_across_int_and_string(tmp_path: Path) -> None:
         (b"", "file is empty"),
         (b"\xff\xfe[]", "not valid UTF-8 at byte 0"),
         (b'{"images": [], "annotations": []}', "COCO annotations"),
+        (b'{"image_id": "5", "caption": "a dog"}', "a single result object; candidates must be a list"),
         (b"42", "expected a COCO results list"),
         (b'["a dog"]', "entry 0: expected an object"),
         (b'[{"image_id": 1}]', "entry 0: missing 'caption'"),
@@ -109,6 +121,7 @@ def test_over_long_caption(tmp_path: Path) -> None:
         ({"annotations": [{"image_id": 1}]}, "annotations\\[0\\]: missing 'caption'"),
         ({"annotations": [{"image_id": 1, "caption": ""}]}, "caption is empty"),
         ({"annotations": "x"}, '"annotations" must be a list'),
+        ({"images": [{"id": 1}]}, 'COCO captions file without "annotations"'),
         ({"1": 5}, "expected a list of reference captions"),
         ({"1": []}, "image id 1 has no reference captions"),
         ({"1": ["ok", None]}, "reference 1 must be a string"),
@@ -153,3 +166,98 @@ def test_line_break_characters_keep_captions_aligned(tmp_path: Path, char: str) 
 def test_align_is_order_preserving_for_plain_mappings() -> None:
     corpus = align({"b": "x", "a": "y"}, {"a": ["1"], "b": ["2"]})
     assert corpus.ids == ("a", "b") and corpus.candidates == ("y", "x")
+
+
+def test_byte_order_mark_is_dropped_for_every_shape(tmp_path: Path) -> None:
+    bom = b"\xef\xbb\xbf"
+    coco = write(tmp_path, "a.json", None, bom + json.dumps(COCO_REFS).encode())
+    assert read_references(coco) == {3: ["a cat"], 1: ["a dog", "the dog"], 2: ["a bird"]}
+    res = write(tmp_path, "r.jsonl", None, bom + b'{"image_id": 1, "caption": "dog"}\n')
+    assert read_candidates(res) == {1: "dog"}
+    assert read_jsonl(res) == [(1, {"image_id": 1, "caption": "dog"})]
+    assert parse_candidates(bom + b'{"1": "dog"}') == {1: "dog"}
+    assert parse_references("\ufeff" + json.dumps(COCO_REFS)) == read_references(coco)
+
+
+def test_parse_from_memory_follows_the_file_rules(tmp_path: Path) -> None:
+    """Uploads (bytes) and files are read by the same code: same result, same message."""
+    raw = b'[{"image_id": 1, "caption": "a"}, {"image_id": 1, "caption": "b"}]'
+    with pytest.raises(CaptionFileError, match="upload.json: entry 1: duplicate result") as from_bytes:
+        parse_candidates(raw, name="upload.json")
+    with pytest.raises(CaptionFileError) as from_file:
+        read_candidates(write(tmp_path, "upload.json", None, raw))
+    assert str(from_file.value).endswith(str(from_bytes.value).removeprefix("upload.json"))
+    assert from_bytes.value.code == from_file.value.code == "duplicate_image_id"
+    assert parse_candidates('{"image_id": 5, "caption": "x"}\n{"image_id": 6, "caption": "y"}\n') == {5: "x", 6: "y"}
+    assert parse_candidates(b'{"image_id": 5, "caption": "x"}', jsonl=True) == {5: "x"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b"", "empty_file"),
+        (b"\xff", "not_utf8"),
+        (b"[1,", "bad_json"),
+        (b"[" * 100_000 + b"]" * 100_000, "bad_json"),
+        (b"42", "bad_shape"),
+        (b'[{"image_id": 1}]', "missing_field"),
+        (b'[{"image_id": null, "caption": "a"}]', "bad_image_id"),
+        (b'[{"image_id": 1, "caption": 3}]', "bad_caption_type"),
+        (b'[{"image_id": 1, "caption": " "}]', "empty_caption"),
+        (b'[{"image_id": 1, "caption": "a\\u0000b"}]', "bad_caption"),
+        (b"[]", "no_items"),
+    ],
+)
+def test_error_codes(raw: bytes, code: str) -> None:
+    with pytest.raises(CaptionFileError) as err:
+        parse_candidates(raw, name="up.json")
+    assert err.value.code == code
+    assert str(err.value).startswith("up.json: ")
+    assert (code in DECODE_ERRORS) == (code in {"empty_file", "not_utf8", "bad_json"})
+
+
+def test_caption_limit_is_configurable() -> None:
+    assert parse_candidates(b'{"1": "abcd"}', max_caption_chars=4) == {1: "abcd"}
+    with pytest.raises(CaptionFileError, match="5 characters long \\(limit 4\\)") as err:
+        parse_candidates(b'{"1": "abcde"}', max_caption_chars=4)
+    assert err.value.code == "caption_too_long"
+
+
+@pytest.mark.parametrize("char", ["\r", "\u2028", "\u2029", "\x0b", "\x0c", "\x85"])
+def test_jsonl_records_are_split_at_newlines_only(char: str) -> None:
+    text = json.dumps({"caption": f"a{char}b"}, ensure_ascii=False) + "\r\n" + json.dumps({"caption": "c"}) + "\n"
+    assert parse_jsonl(text, name="x.jsonl") == [(1, {"caption": f"a{char}b"}), (2, {"caption": "c"})]
+    assert parse_candidates(
+        text.replace('{"caption"', '{"image_id": 1, "caption"', 1).replace(
+            '{"caption": "c"}', '{"image_id": 2, "caption": "c"}'
+        )
+    ) == {1: f"a{char}b", 2: "c"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"a": 1}\n{oops\n', "x.jsonl: line 2: invalid JSON at column 2"),
+        ("[1]\n", "x.jsonl: line 1: expected a JSON object, got list"),
+        ("\n \n", "x.jsonl: file is empty"),
+    ],
+)
+def test_bad_jsonl(text: str, message: str) -> None:
+    with pytest.raises(CaptionFileError, match=message):
+        parse_jsonl(text, name="x.jsonl")
+
+
+def test_error_survives_pickling() -> None:
+    import pickle
+
+    err = pickle.loads(pickle.dumps(CaptionFileError("f: bad", code="bad_json")))
+    assert str(err) == "f: bad" and err.code == "bad_json"
+
+
+def test_reference_order_by_images_or_by_annotations(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.json", COCO_REFS)
+    assert list(read_references(path)) == [3, 1, 2]
+    by_annotations = read_references(path, order="annotations")
+    assert list(by_annotations) == [1, 3, 2] and by_annotations == read_references(path)
+    with pytest.raises(ValueError, match="order must be"):
+        read_references(path, order="random")

@@ -8,12 +8,21 @@ Accepted shapes (JSON, or JSON Lines with one object per line):
   ``{id: [captions]}`` mapping, or JSON Lines of ``{"image_id", "caption"}`` (one line per
   reference) or ``{"image_id", "captions": [...]}``.
 
+This module is the one reader of caption files in capeval: the command line, the
+meta-evaluation loaders and the evaluation server all read through it (files with
+:func:`read_candidates` / :func:`read_references` / :func:`read_jsonl`, uploads already in
+memory with :func:`parse_candidates` / :func:`parse_references` / :func:`parse_jsonl`), so one
+set of rules holds everywhere: a UTF-8 byte-order mark is dropped, other non-UTF-8 input is
+refused naming the byte, captions must be non-empty strings without NUL characters and at most
+:data:`MAX_CAPTION_CHARS` long, an image id appears once per candidates file.
+
 Every problem is reported as a :class:`CaptionFileError` naming the file, the image id or
-position, and what is wrong. Nothing is dropped or realigned silently: each caption stays
-attached to its image id from the moment it is read. (The official evaluation writes all
-captions of a set into one text stream, one per line, so a caption containing ``\\r``,
-``\\u2028``, ``\\u2029``, ``\\x0b`` or ``\\x0c`` shifts every later caption onto the wrong image;
-capeval keeps such captions on their own image, see :mod:`capeval.tokenizers.ptb`.)
+position, and what is wrong, with a short :attr:`~CaptionFileError.code`. Nothing is dropped
+or realigned silently: each caption stays attached to its image id from the moment it is
+read. (The official evaluation writes all captions of a set into one text stream, one per
+line, so a caption containing ``\\r``, ``\\u2028``, ``\\u2029``, ``\\x0b`` or ``\\x0c`` shifts
+every later caption onto the wrong image; capeval keeps such captions on their own image, see
+:mod:`capeval.tokenizers.ptb`.)
 
 Image ids are matched between files by their JSON value, with integers and their decimal
 strings treated as the same id (``391895`` and ``"391895"``), since plain JSON mappings can
@@ -28,15 +37,21 @@ import math
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
+    "DECODE_ERRORS",
+    "MAX_CAPTION_CHARS",
     "CaptionFileError",
     "Corpus",
     "align",
     "json_safe",
     "load_corpus",
+    "parse_candidates",
+    "parse_jsonl",
+    "parse_references",
     "read_candidates",
+    "read_jsonl",
     "read_references",
     "write_json",
 ]
@@ -52,7 +67,23 @@ MAX_CAPTION_CHARS = 100_000
 
 
 class CaptionFileError(ValueError):
-    """A caption file is malformed; the message names the file, the item and the problem."""
+    """A caption file is malformed; the message names the file, the item and the problem.
+
+    Attributes:
+        code: A short, stable name of the problem (``"not_utf8"``, ``"bad_json"``,
+            ``"duplicate_image_id"``, ...; see :data:`DECODE_ERRORS` for those that mean the
+            input could not be parsed at all), for callers that map errors to their own
+            status codes, such as the evaluation server.
+    """
+
+    def __init__(self, message: str, *, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+#: :attr:`CaptionFileError.code` values meaning the input is not readable JSON / JSON Lines
+#: (as opposed to readable JSON with wrong content).
+DECODE_ERRORS = frozenset({"unreadable", "empty_file", "not_utf8", "bad_json"})
 
 
 @dataclass(frozen=True)
@@ -96,60 +127,143 @@ def _id_key(value: Any) -> str:
     return str(value)
 
 
-def _load(path: PathLike) -> tuple[Any, bool]:
-    """Parse JSON or JSON Lines; return ``(data, is_jsonl)``. Raises CaptionFileError."""
-    name = os.fspath(path)
+def _read_bytes(path: PathLike) -> bytes:
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            return fh.read()
     except OSError as exc:
-        raise CaptionFileError(f"{name}: cannot read file ({exc.strerror or exc})") from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
         raise CaptionFileError(
-            f"{name}: not valid UTF-8 at byte {exc.start} ({raw[exc.start : exc.start + 1]!r}); save the file as UTF-8"
+            f"{os.fspath(path)}: cannot read file ({exc.strerror or exc})", code="unreadable"
         ) from None
-    if not text.strip():
-        raise CaptionFileError(f"{name}: file is empty")
-    jsonl = name.endswith((".jsonl", ".ndjson"))
-    if not jsonl:
+
+
+def _decode(data: bytes | str, name: str) -> str:
+    """UTF-8 text of ``data`` without a byte-order mark; non-UTF-8 input names the byte."""
+    if isinstance(data, str):
+        text = data
+    else:
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
         try:
-            return json.loads(text), False
-        except json.JSONDecodeError as exc:
-            # A file of several JSON objects, one per line, is JSON Lines whatever its name.
-            first_line = text.lstrip().split("\n", 1)[0]
-            try:
-                json.loads(first_line)
-                looks_jsonl = "\n" in text.strip() and first_line.strip().startswith("{")
-            except json.JSONDecodeError:
-                looks_jsonl = False
-            if not looks_jsonl:
-                raise CaptionFileError(
-                    f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-                ) from None
-    rows = []
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CaptionFileError(
+                f"{name}: not valid UTF-8 at byte {exc.start} ({data[exc.start : exc.start + 1]!r}); "
+                "save the file as UTF-8",
+                code="not_utf8",
+            ) from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise CaptionFileError(f"{name}: file is empty", code="empty_file")
+    return text
+
+
+def _json_value(text: str, name: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaptionFileError(
+            f"{name}: invalid JSON {where}, column {exc.colno}: {exc.msg}", code="bad_json"
+        ) from None
+    except RecursionError:
+        raise CaptionFileError(f"{name}: invalid JSON {where}: nested too deeply", code="bad_json") from None
+
+
+def _jsonl_records(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of JSON Lines text with their line numbers (blank lines skipped).
+
+    Lines end at ``\\n`` only (``\\r\\n`` works too): a ``\\r`` or ``\\u2028`` inside a caption
+    stays inside its record, so no line is split and no later record shifts.
+    """
+    records = []
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            rows.append((lineno, json.loads(line)))
+            value = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise CaptionFileError(f"{name}: invalid JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
-    return rows, True
+            raise CaptionFileError(
+                f"{name}: line {lineno}: invalid JSON at column {exc.colno}: {exc.msg}", code="bad_json"
+            ) from None
+        except RecursionError:
+            raise CaptionFileError(f"{name}: line {lineno}: invalid JSON: nested too deeply", code="bad_json") from None
+        if not isinstance(value, dict):
+            raise CaptionFileError(
+                f"{name}: line {lineno}: expected a JSON object, got {type(value).__name__}", code="bad_shape"
+            )
+        records.append((lineno, value))
+    return records
 
 
-def _check_caption(name: str, where: str, caption: Any, role: str) -> str:
+def _is_jsonl_name(name: str) -> bool:
+    return name.lower().endswith((".jsonl", ".ndjson"))
+
+
+def _parse(data: bytes | str, name: str, jsonl: bool | None) -> tuple[Any, bool]:
+    """Parse JSON or JSON Lines; return ``(data, is_jsonl)``.
+
+    ``jsonl=None`` decides by the name (``.jsonl``/``.ndjson``), and otherwise takes a text
+    of several JSON objects, one per line, as JSON Lines whatever its name.
+    """
+    text = _decode(data, name)
+    if jsonl is None:
+        jsonl = _is_jsonl_name(name)
+    if not jsonl:
+        try:
+            return json.loads(text), False
+        except RecursionError:
+            raise CaptionFileError(f"{name}: invalid JSON: nested too deeply", code="bad_json") from None
+        except json.JSONDecodeError as exc:
+            first_line = text.lstrip().split("\n", 1)[0]
+            try:
+                json.loads(first_line)
+                looks_jsonl = "\n" in text.strip() and first_line.strip().startswith("{")
+            except (json.JSONDecodeError, RecursionError):
+                looks_jsonl = False
+            if not looks_jsonl:
+                raise CaptionFileError(
+                    f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", code="bad_json"
+                ) from None
+    return _jsonl_records(text, name), True
+
+
+def read_jsonl(path: PathLike) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSON Lines file with their line numbers (blank lines skipped).
+
+    The file is read by the same rules as every caption file: a UTF-8 byte-order mark is
+    dropped, lines end at ``\\n`` only (a ``\\u2028`` inside a string does not split a record).
+
+    Raises:
+        CaptionFileError: naming the file and line, for an unreadable file, text that is not
+            UTF-8, an empty file, a line that is not JSON, or a line whose value is not an object.
+
+    """
+    return parse_jsonl(_read_bytes(path), name=os.fspath(path))
+
+
+def parse_jsonl(data: bytes | str, *, name: str = "<jsonl>") -> list[tuple[int, dict[str, Any]]]:
+    """:func:`read_jsonl` for content already in memory; ``name`` is used in messages.
+
+    Example:
+        >>> parse_jsonl(b'{"a": 1}' + bytes([10, 10]) + b'{"a": 2}')
+        [(1, {'a': 1}), (3, {'a': 2})]
+    """
+    return _jsonl_records(_decode(data, name), name)
+
+
+def _check_caption(name: str, where: str, caption: Any, role: str, limit: int = MAX_CAPTION_CHARS) -> str:
     if not isinstance(caption, str):
-        raise CaptionFileError(f"{name}: {where}: {role} must be a string, got {type(caption).__name__}")
-    if not caption.strip():
-        raise CaptionFileError(f"{name}: {where}: {role} is empty")
-    if len(caption) > MAX_CAPTION_CHARS:
         raise CaptionFileError(
-            f"{name}: {where}: {role} is {len(caption):,} characters long (limit {MAX_CAPTION_CHARS:,})"
+            f"{name}: {where}: {role} must be a string, got {type(caption).__name__}", code="bad_caption_type"
         )
+    if not caption.strip():
+        raise CaptionFileError(f"{name}: {where}: {role} is empty", code="empty_caption")
+    if len(caption) > limit:
+        raise CaptionFileError(
+            f"{name}: {where}: {role} is {len(caption):,} characters long (limit {limit:,})", code="caption_too_long"
+        )
+    if "\x00" in caption:
+        raise CaptionFileError(f"{name}: {where}: {role} contains a NUL character", code="bad_caption")
     return caption
 
 
@@ -158,8 +272,17 @@ def _check_id(name: str, where: str, value: Any) -> str:
         return _id_key(value)
     except TypeError:
         raise CaptionFileError(
-            f"{name}: {where}: image id must be an integer or a string, got {type(value).__name__} {value!r}"
+            f"{name}: {where}: image id must be an integer or a string, got {type(value).__name__} {value!r}",
+            code="bad_image_id",
         ) from None
+
+
+def _missing(name: str, where: str, row: dict[str, Any], keys: Sequence[str]) -> None:
+    missing = [k for k in keys if k not in row]
+    if missing:
+        raise CaptionFileError(
+            f"{name}: {where}: missing {' and '.join(repr(k) for k in missing)}", code="missing_field"
+        )
 
 
 def _parse_id(key: str) -> ImageId:
@@ -169,154 +292,241 @@ def _parse_id(key: str) -> ImageId:
     return key
 
 
-def read_candidates(path: PathLike) -> dict[ImageId, str]:
+def read_candidates(path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS) -> dict[ImageId, str]:
     """Read candidate captions: exactly one per image id.
+
+    Args:
+        path: A COCO results list, an ``{id: caption}`` / ``{id: [caption]}`` mapping, or
+            JSON Lines of ``{"image_id", "caption"}`` (``.jsonl``/``.ndjson``, or any file of
+            one JSON object per line).
+        max_caption_chars: Longest caption accepted.
 
     Raises:
         CaptionFileError: on unreadable, non-UTF-8 or invalid JSON, a wrong shape, a
-            missing/invalid image id, a non-string, empty or over-long caption, or two
-            captions for one image id.
+            missing/invalid image id, a non-string, empty or over-long caption, a caption
+            containing NUL, or two captions for one image id.
     """
-    name = os.fspath(path)
-    data, jsonl = _load(path)
+    return parse_candidates(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars)
+
+
+def parse_candidates(
+    data: bytes | str,
+    *,
+    name: str = "<results>",
+    jsonl: bool | None = None,
+    max_caption_chars: int = MAX_CAPTION_CHARS,
+) -> dict[ImageId, str]:
+    """Candidate captions from content in memory (an upload), by the rules of :func:`read_candidates`.
+
+    Args:
+        data: The raw bytes (UTF-8, a byte-order mark is dropped) or the decoded text.
+        name: What to call the input in messages (a file or upload name).
+        jsonl: ``True``/``False`` to force JSON Lines / JSON; ``None`` decides by ``name``
+            and the content.
+        max_caption_chars: Longest caption accepted.
+
+    Returns:
+        ``{image id: caption}`` in input order; decimal string ids become ints.
+
+    Raises:
+        CaptionFileError: as :func:`read_candidates`; its ``code`` names the problem.
+
+    Example:
+        >>> parse_candidates(b'[{"image_id": 1, "caption": "a dog"}]')
+        {1: 'a dog'}
+    """
+    parsed, is_jsonl = _parse(data, name, jsonl)
     out: dict[ImageId, str] = {}
     seen: dict[str, str] = {}
 
     def add(where: str, image_id: Any, caption: Any) -> None:
         key = _check_id(name, where, image_id)
-        caption = _check_caption(name, f"{where} (image id {image_id!r})", caption, "caption")
+        caption = _check_caption(name, f"{where} (image id {image_id!r})", caption, "caption", max_caption_chars)
         if key in seen:
             raise CaptionFileError(
                 f"{name}: {where}: duplicate result for image id {image_id!r} (first given at {seen[key]}); "
-                "give exactly one caption per image"
+                "give exactly one caption per image",
+                code="duplicate_image_id",
             )
         seen[key] = where
         out[image_id if not isinstance(image_id, str) else _parse_id(image_id)] = caption
 
-    if jsonl:
-        for lineno, row in data:
+    if is_jsonl:
+        for lineno, row in parsed:
             where = f"line {lineno}"
-            if not isinstance(row, dict) or "caption" not in row or "image_id" not in row:
-                raise CaptionFileError(f'{name}: {where}: expected an object with "image_id" and "caption"')
+            _missing(name, where, row, ("image_id", "caption"))
             add(where, row["image_id"], row["caption"])
-    elif isinstance(data, list):
-        for index, row in enumerate(data):
+    elif isinstance(parsed, list):
+        for index, row in enumerate(parsed):
             where = f"entry {index}"
             if not isinstance(row, dict):
                 raise CaptionFileError(
-                    f'{name}: {where}: expected an object {{"image_id": ..., "caption": ...}}, got {type(row).__name__}'
+                    f'{name}: {where}: expected an object {{"image_id": ..., "caption": ...}}, '
+                    f"got {type(row).__name__}",
+                    code="bad_shape",
                 )
-            missing = [k for k in ("image_id", "caption") if k not in row]
-            if missing:
-                raise CaptionFileError(f"{name}: {where}: missing {' and '.join(repr(k) for k in missing)}")
+            _missing(name, where, row, ("image_id", "caption"))
             add(where, row["image_id"], row["caption"])
-    elif isinstance(data, dict):
-        if "annotations" in data:
+    elif isinstance(parsed, dict):
+        if "annotations" in parsed:
             raise CaptionFileError(
                 f"{name}: this is a COCO annotations (references) file; candidates must be a results list "
-                '[{"image_id": ..., "caption": ...}]'
+                '[{"image_id": ..., "caption": ...}]',
+                code="bad_shape",
             )
-        for key, value in data.items():
+        if "image_id" in parsed or "caption" in parsed:
+            raise CaptionFileError(
+                f'{name}: a single result object; candidates must be a list [{{"image_id": ..., "caption": ...}}]',
+                code="bad_shape",
+            )
+        for key, value in parsed.items():
             where = f"key {key!r}"
             if isinstance(value, list):
                 if len(value) != 1:
-                    raise CaptionFileError(f"{name}: {where}: expected exactly one candidate caption, got {len(value)}")
+                    raise CaptionFileError(
+                        f"{name}: {where}: expected exactly one candidate caption, got {len(value)}", code="bad_shape"
+                    )
                 value = value[0]
             add(where, key, value)
     else:
         raise CaptionFileError(
-            f"{name}: expected a COCO results list or an {{id: caption}} object, got {type(data).__name__}"
+            f"{name}: expected a COCO results list or an {{id: caption}} object, got {type(parsed).__name__}",
+            code="bad_shape",
         )
     if not out:
-        raise CaptionFileError(f"{name}: no captions found")
+        raise CaptionFileError(f"{name}: no captions found", code="no_items")
     return out
 
 
-def read_references(path: PathLike) -> dict[ImageId, list[str]]:
+def read_references(
+    path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS, order: Literal["images", "annotations"] = "images"
+) -> dict[ImageId, list[str]]:
     """Read reference captions: one or more per image id, in file order.
 
-    For COCO annotation files the images appear in the order of the ``images`` list (the
-    order the official evaluation uses), each with its annotations in file order.
+    Accepted: a COCO captions file (``{"images": [...], "annotations": [...]}``), an
+    ``{id: [captions]}`` mapping, or JSON Lines of ``{"image_id", "caption"}`` (one line per
+    reference) or ``{"image_id", "captions": [...]}``. For COCO annotation files the images
+    appear in the order of the ``images`` list (the order the official evaluation uses), each
+    with its annotations in file order; images without annotations are left out. With
+    ``order="annotations"`` the images come in the order of their first annotation instead.
 
     Raises:
         CaptionFileError: as :func:`read_candidates`, plus annotations for unknown images.
     """
-    name = os.fspath(path)
-    data, jsonl = _load(path)
+    return parse_references(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars, order=order)
+
+
+def parse_references(
+    data: bytes | str,
+    *,
+    name: str = "<references>",
+    jsonl: bool | None = None,
+    max_caption_chars: int = MAX_CAPTION_CHARS,
+    order: Literal["images", "annotations"] = "images",
+) -> dict[ImageId, list[str]]:
+    """Reference captions from content in memory, by the rules of :func:`read_references`.
+
+    Arguments as :func:`parse_candidates`.
+
+    Example:
+        >>> parse_references('{"7": ["a dog", "the dog"]}')
+        {7: ['a dog', 'the dog']}
+    """
+    if order not in ("images", "annotations"):
+        raise ValueError(f"order must be 'images' or 'annotations', got {order!r}")
+    parsed, is_jsonl = _parse(data, name, jsonl)
     out: dict[ImageId, list[str]] = {}
     keys: dict[str, ImageId] = {}
 
     def slot(where: str, image_id: Any) -> list[str]:
         key = _check_id(name, where, image_id)
         if key not in keys:
-            parsed = image_id if not isinstance(image_id, str) else _parse_id(image_id)
-            keys[key] = parsed
-            out[parsed] = []
+            parsed_id = image_id if not isinstance(image_id, str) else _parse_id(image_id)
+            keys[key] = parsed_id
+            out[parsed_id] = []
         return out[keys[key]]
 
-    if jsonl:
-        for lineno, row in data:
+    def check(where: str, caption: Any, role: str) -> str:
+        return _check_caption(name, where, caption, role, max_caption_chars)
+
+    if is_jsonl:
+        for lineno, row in parsed:
             where = f"line {lineno}"
-            if not isinstance(row, dict) or "image_id" not in row:
-                raise CaptionFileError(f'{name}: {where}: expected an object with "image_id" and "caption(s)"')
+            if "image_id" not in row:
+                raise CaptionFileError(
+                    f'{name}: {where}: expected an object with "image_id" and "caption(s)"', code="missing_field"
+                )
             if "captions" in row:
                 caps = row["captions"]
                 if not isinstance(caps, list):
-                    raise CaptionFileError(f'{name}: {where}: "captions" must be a list of strings')
+                    raise CaptionFileError(f'{name}: {where}: "captions" must be a list of strings', code="bad_shape")
             elif "caption" in row:
                 caps = [row["caption"]]
             else:
-                raise CaptionFileError(f'{name}: {where}: missing "caption" or "captions"')
+                raise CaptionFileError(f'{name}: {where}: missing "caption" or "captions"', code="missing_field")
             target = slot(where, row["image_id"])
             for j, cap in enumerate(caps):
-                target.append(_check_caption(name, f"{where} (image id {row['image_id']!r})", cap, f"reference {j}"))
-    elif isinstance(data, dict) and "annotations" in data:
-        images, annotations = data.get("images"), data["annotations"]
+                target.append(check(f"{where} (image id {row['image_id']!r})", cap, f"reference {j}"))
+    elif isinstance(parsed, dict) and "images" in parsed and "annotations" not in parsed:
+        raise CaptionFileError(f'{name}: COCO captions file without "annotations"', code="missing_field")
+    elif isinstance(parsed, dict) and "annotations" in parsed:
+        images, annotations = parsed.get("images"), parsed["annotations"]
         if not isinstance(annotations, list):
-            raise CaptionFileError(f'{name}: "annotations" must be a list')
+            raise CaptionFileError(f'{name}: "annotations" must be a list', code="bad_shape")
         if images is not None:
             if not isinstance(images, list):
-                raise CaptionFileError(f'{name}: "images" must be a list')
+                raise CaptionFileError(f'{name}: "images" must be a list', code="bad_shape")
             for index, image in enumerate(images):
                 if not isinstance(image, dict) or "id" not in image:
-                    raise CaptionFileError(f'{name}: images[{index}]: expected an object with an "id"')
+                    raise CaptionFileError(
+                        f'{name}: images[{index}]: expected an object with an "id"', code="bad_shape"
+                    )
                 slot(f"images[{index}]", image["id"])
         known = set(keys)
         for index, ann in enumerate(annotations):
             where = f"annotations[{index}]"
             if not isinstance(ann, dict):
-                raise CaptionFileError(f"{name}: {where}: expected an object, got {type(ann).__name__}")
-            missing = [k for k in ("image_id", "caption") if k not in ann]
-            if missing:
-                raise CaptionFileError(f"{name}: {where}: missing {' and '.join(repr(k) for k in missing)}")
+                raise CaptionFileError(
+                    f"{name}: {where}: expected an object, got {type(ann).__name__}", code="bad_shape"
+                )
+            _missing(name, where, ann, ("image_id", "caption"))
             key = _check_id(name, where, ann["image_id"])
             if images is not None and key not in known:
-                raise CaptionFileError(f'{name}: {where}: image id {ann["image_id"]!r} is not in "images"')
+                raise CaptionFileError(
+                    f'{name}: {where}: image id {ann["image_id"]!r} is not in "images"', code="unknown_image_id"
+                )
             slot(where, ann["image_id"]).append(
-                _check_caption(name, f"{where} (image id {ann['image_id']!r})", ann["caption"], "caption")
+                check(f"{where} (image id {ann['image_id']!r})", ann["caption"], "caption")
             )
         for image_id in [i for i, caps in out.items() if not caps]:
             del out[image_id]  # images without captions cannot be references; reported if scored
-    elif isinstance(data, dict):
-        for key, value in data.items():
+        if order == "annotations":
+            first: dict[str, None] = {}
+            for ann in annotations:
+                first.setdefault(_id_key(ann["image_id"]), None)
+            out = {keys[key]: out[keys[key]] for key in first}
+    elif isinstance(parsed, dict):
+        for key, value in parsed.items():
             where = f"key {key!r}"
             caps = [value] if isinstance(value, str) else value
             if not isinstance(caps, list):
                 raise CaptionFileError(
-                    f"{name}: {where}: expected a list of reference captions, got {type(value).__name__}"
+                    f"{name}: {where}: expected a list of reference captions, got {type(value).__name__}",
+                    code="bad_shape",
                 )
             target = slot(where, key)
             for j, cap in enumerate(caps):
-                target.append(_check_caption(name, where, cap, f"reference {j}"))
+                target.append(check(where, cap, f"reference {j}"))
     else:
         raise CaptionFileError(
-            f"{name}: expected a COCO captions file or an {{id: [captions]}} object, got {type(data).__name__}"
+            f"{name}: expected a COCO captions file or an {{id: [captions]}} object, got {type(parsed).__name__}",
+            code="bad_shape",
         )
     empty = [i for i, caps in out.items() if not caps]
     if empty:
-        raise CaptionFileError(f"{name}: image id {empty[0]!r} has no reference captions")
+        raise CaptionFileError(f"{name}: image id {empty[0]!r} has no reference captions", code="no_references")
     if not out:
-        raise CaptionFileError(f"{name}: no reference captions found")
+        raise CaptionFileError(f"{name}: no reference captions found", code="no_items")
     return out
 
 
@@ -348,14 +558,16 @@ def align(
     if missing:
         shown = ", ".join(repr(m) for m in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise CaptionFileError(
-            f"{candidates_name}: {len(missing)} image id(s) have no references in {references_name}: {shown}"
+            f"{candidates_name}: {len(missing)} image id(s) have no references in {references_name}: {shown}",
+            code="unknown_image_id",
         )
     unscored = [ref_keys[k] for k in ref_keys if k not in cand_keys]
     if unscored:
         shown = ", ".join(repr(m) for m in unscored[:5]) + (" ..." if len(unscored) > 5 else "")
         if require_all:
             raise CaptionFileError(
-                f"{candidates_name}: no candidate for {len(unscored)} image id(s) of {references_name}: {shown}"
+                f"{candidates_name}: no candidate for {len(unscored)} image id(s) of {references_name}: {shown}",
+                code="missing_images",
             )
         log.info("%d reference image(s) have no candidate and are not scored (e.g. %s)", len(unscored), shown)
     ids, cands, refs = [], [], []

@@ -79,7 +79,7 @@ def test_training_rejects_bad_input() -> None:
 
 def _tiny_training(seed: int) -> NNEvalModel:
     """Train on the tiny fixture the way the recipe does (min-max ranges, tau-c early stopping)."""
-    from capeval.cli.cmd_learned import TrainingData, train_nneval
+    from capeval.metrics.learned.training import TrainingData, train_nneval
 
     with np.load(DATA / "tiny_training_features.npz") as z:
         arrays = {k: z[k] for k in z.files}
@@ -242,8 +242,8 @@ def test_default_model_scores_and_reuses_an_evaluation() -> None:
 
 
 def test_distractor_check_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from capeval.cli.cmd_learned import distractor_check
     from capeval.cli.main import main
+    from capeval.metrics.learned.training import distractor_check
 
     pairs = [json.loads(line) for line in (DATA / "distractor_pairs.jsonl").read_text().splitlines()]
     acc = distractor_check(
@@ -264,13 +264,13 @@ def test_distractor_check_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     good = '{"correct": "a dog", "distracted": "a cat", "references": ["a dog"]}'
     bad.write_text(f"{good}\n{{oops\n", encoding="utf-8")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
-    assert "bad.jsonl:2: invalid JSON" in capsys.readouterr().err
+    assert "bad.jsonl: line 2: invalid JSON at column 2" in capsys.readouterr().err
     bad.write_text("[1]\n", encoding="utf-8")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
-    assert "bad.jsonl:1: expected a JSON object" in capsys.readouterr().err
+    assert "bad.jsonl: line 1: expected a JSON object, got list" in capsys.readouterr().err
     bad.write_bytes(b"\xff\xfe\n")
     assert main(["learned", "distractors", str(bad), "--metrics", "wmd"]) == 2
-    assert "not UTF-8" in capsys.readouterr().err
+    assert "bad.jsonl: not valid UTF-8 at byte 0" in capsys.readouterr().err
 
 
 def test_train_embeddings_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,9 +22,9 @@ FLICKR = SHARED / "flickr8k-expert-dev" / "flickr8k_expert_dev.tsv"
 
 
 def _jar() -> Path:
-    from capeval.cli.cmd_learned import _default_jar
+    from capeval.metrics.learned.training import default_coco_source
 
-    jar = _default_jar()
+    jar = default_coco_source()
     if jar is None:
         pytest.skip("pycocoevalcap 1.2 is not installed (its SPICE jar holds the COCO captions)")
     return jar
@@ -38,7 +38,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def retrained(cache_dir: Path):  # type: ignore[no-untyped-def]
-    from capeval.cli.cmd_learned import build_training_data, evaluate_model, train_nneval
+    from capeval.metrics.learned.training import build_training_data, evaluate_model, train_nneval
 
     if not (THUMB.is_dir() and FLICKR.is_file()):
         pytest.skip("../shared/data (THumB, Flickr8K-Expert dev) not found")
@@ -57,6 +57,22 @@ def test_validation_figure_reproduces_to_three_decimals(retrained) -> None:  # t
     assert {k: v for k, v in model.meta["data"].items() if k != "feature_config"} == {
         k: v for k, v in shipped.meta["data"].items() if k != "feature_config"
     }
+
+
+def test_parameters_reproduce(retrained) -> None:  # type: ignore[no-untyped-def]
+    """Same data, seed and code give the shipped network: same ranges, same stopping epoch and
+    parameters equal to 1e-12 (the last bits, and with them the model id, can differ between
+    numpy/BLAS builds and machines)."""
+    import numpy as np
+
+    shipped, model, _ = retrained
+    assert model.meta["best_epoch"] == shipped.meta["best_epoch"]
+    assert model.meta["epochs_run"] == shipped.meta["epochs_run"]
+    np.testing.assert_array_equal(model.lower, shipped.lower)
+    np.testing.assert_array_equal(model.upper, shipped.upper)
+    assert len(model.params) == len(shipped.params)
+    for ours, theirs in zip(model.params, shipped.params, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
 
 
 def test_learned_metric_beats_every_feature_on_flickr8k(retrained) -> None:  # type: ignore[no-untyped-def]

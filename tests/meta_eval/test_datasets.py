@@ -186,5 +186,5 @@ def test_coco_captions(tmp_path: Path) -> None:
     )
     assert load_coco_captions(path) == {2: ["two"], 1: ["one", "uno"]}
     path.write_text(json.dumps({"annotations": [{"image_id": 1}]}))
-    with pytest.raises(ValueError, match="annotation 0"):
+    with pytest.raises(ValueError, match=r"annotations\[0\]: missing .caption."):
         load_coco_captions(path)

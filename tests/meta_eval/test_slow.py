@@ -63,7 +63,7 @@ def test_thumb_system_level_pearson() -> None:
 
 def test_val2014_fold_one_equals_official_human_agreement() -> None:
     """Fold 1 of the leave-one-out table is the official protocol: same numbers as pycocoevalcap 1.2."""
-    from tests.oracle.oracle import OracleUnavailable, human_agreement_protocol, oracle_dir, run_official
+    from bench.oracle import OracleUnavailable, human_agreement_protocol, oracle_dir, run_official
 
     try:
         protocol = human_agreement_protocol()

@@ -41,7 +41,7 @@ def _stored() -> tuple[list[str], list[list[str]], list[float], float] | None:
 
 def _live() -> tuple[list[str], list[list[str]], list[float], float]:
     try:
-        from tests.oracle.oracle import OracleUnavailable, human_agreement_protocol, run_official
+        from bench.oracle import OracleUnavailable, human_agreement_protocol, run_official
     except ImportError as exc:  # pragma: no cover - layout without the shared oracle helper
         pytest.skip(f"oracle helper unavailable: {exc}")
     try:
@@ -49,9 +49,10 @@ def _live() -> tuple[list[str], list[list[str]], list[float], float]:
         official = run_official(protocol["ids"], protocol["candidates"], protocol["references"], metrics=("meteor",))
     except (OracleUnavailable, OSError) as exc:
         pytest.skip(f"official oracle unavailable: {exc}")
-    ids = [str(i) for i in protocol["ids"]]
     tok = official["tokenized"]
     per_item = official["per_item"]
+    # The runner keys items by position (items the official tokenizer loses are absent).
+    ids = [str(k) for k in range(len(protocol["ids"])) if str(k) in per_item]
     return (
         [tok["candidates"][i] for i in ids],
         [tok["references"][i] for i in ids],

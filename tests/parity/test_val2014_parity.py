@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.oracle.oracle import OracleUnavailable, human_agreement_protocol, run_official
+from bench.oracle import OracleUnavailable, human_agreement_protocol, run_official
 
 pytestmark = pytest.mark.slow
 

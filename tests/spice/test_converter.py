@@ -7,6 +7,8 @@ must extract after conversion. No spaCy model is needed: the lemmatiser gets tin
 
 from __future__ import annotations
 
+import pytest
+
 from capeval.metrics.spice.lemma import MorphaLemmatizer
 from capeval.metrics.spice.rules import extract_tuples
 from capeval.metrics.spice.spacy_parser import convert_sentence
@@ -176,6 +178,46 @@ def test_emulation_switches_change_the_parser_fingerprint() -> None:
     assert SpacyParser(emulate_fragments=False).fingerprint.endswith("+nofrag")
 
 
+def test_fingerprint_keeps_every_option_when_versions_cannot_be_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without package metadata (spaCy or the model not installed, a stripped environment) the
+    versions show as ``?`` but every option that changes tuples stays in the fingerprint, so
+    different configurations never share cache keys or signatures."""
+    import importlib.metadata
+
+    from capeval.metrics.spice.spacy_parser import CONVERTER_VERSION, DEFAULT_MODEL, SpacyParser
+
+    def unreadable(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", unreadable)
+    prints = [
+        SpacyParser(emulate_fragments=frag, emulate_attachment=attach).fingerprint
+        for frag in (True, False)
+        for attach in (False, True)
+    ]
+    assert prints == [
+        f"spacy-?+{DEFAULT_MODEL}-?+conv{CONVERTER_VERSION}",
+        f"spacy-?+{DEFAULT_MODEL}-?+conv{CONVERTER_VERSION}+attach",
+        f"spacy-?+{DEFAULT_MODEL}-?+conv{CONVERTER_VERSION}+nofrag",
+        f"spacy-?+{DEFAULT_MODEL}-?+conv{CONVERTER_VERSION}+nofrag+attach",
+    ]
+    assert SpacyParser(model="/models/en_pipeline").fingerprint == (
+        f"spacy-?+/models/en_pipeline-path+conv{CONVERTER_VERSION}"
+    )
+
+
+def test_word_record_is_named() -> None:
+    """The converter reads named word records; plain 4-tuples are accepted as before."""
+    from capeval.metrics.spice.spacy_parser import Word
+
+    words = [Word("a", "DT", 1, "det"), Word("dog", "NN", 1, "ROOT"), Word("runs", "VBZ", 1, "acl")]
+    assert words[1].tag == "NN" and words[0].head == 1 and words[2].dep == "acl"
+    as_tuples = [tuple(w) for w in words]
+    assert {tuple(t) for t in extract_tuples(convert_sentence(words, LEMMATIZER))} == {
+        tuple(t) for t in extract_tuples(convert_sentence(as_tuples, LEMMATIZER))
+    }
+
+
 def test_subjectless_gerund_root_with_compound_subject() -> None:
     """ "dog jumping for frisbee": spaCy's compound(jumping, dog) under a VBG root."""
     got = tuples("dog/NN/2/compound jumping/VBG/0/ROOT for/IN/2/prep frisbee/NN/3/pobj")
@@ -242,10 +284,10 @@ def test_passive_participle_after_being_is_a_reduced_relative() -> None:
 
 
 def fragment_tuples(spec: str) -> set[tuple[str, ...]]:
-    from capeval.metrics.spice.spacy_parser import _emulate_fragment
+    from capeval.metrics.spice.parsing.convert import emulate_fragment
 
     graph = convert_sentence(parse(spec), LEMMATIZER)
-    _emulate_fragment(graph)
+    emulate_fragment(graph)
     return {tuple(t) for t in extract_tuples(graph)}
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.oracle.oracle import OracleUnavailable, human_agreement_protocol, run_spice_core
+from bench.oracle import OracleUnavailable, human_agreement_protocol, run_spice_core
 
 from capeval.metrics.spice import SPICE
 from capeval.metrics.spice.metric import PrecomputedParser

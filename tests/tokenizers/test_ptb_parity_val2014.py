@@ -4,7 +4,7 @@ The official output is produced live, exactly as ``pycocoevalcap/tokenizer/ptbto
 captions joined with ``"\\n"`` (inner ``"\\n"`` replaced by spaces), written as UTF-8, run through
 ``java -cp stanford-corenlp-3.4.1.jar edu.stanford.nlp.process.PTBTokenizer -preserveLines -lowerCase
 FILE``, output lines filtered by the COCO punctuation list. The official package is installed from PyPI
-into ``$CAPEVAL_ORACLE_DIR`` (default ``/tmp/capeval-oracle``) on first use (``tests/oracle``).
+into ``$CAPEVAL_ORACLE_DIR`` (default ``/tmp/capeval-oracle``) on first use (``bench/oracle``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.oracle.oracle import (
+from bench.oracle import (
     OracleUnavailable,
     human_agreement_protocol,
     oracle_dir,

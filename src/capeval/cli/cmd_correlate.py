@@ -51,12 +51,10 @@ def load_judgments(args: argparse.Namespace) -> HumanJudgments:
     if kind == "composite":
         if not args.references:
             raise CLIError("--dataset composite needs --references (JSON {image id: [captions]})")
-        import json
+        from capeval.io import read_references
 
-        with open(args.references, encoding="utf-8") as handle:
-            refs = json.load(handle)
-        if not isinstance(refs, dict):
-            raise CLIError(f"{args.references}: expected a JSON object {{image id: [captions]}}")
+        # COMPOSITE image ids are file names: matched as strings.
+        refs = {str(image): captions for image, captions in read_references(args.references).items()}
         return loaders.load_composite(args.judgments, refs)
     raise CLIError(f"unknown dataset {kind!r}")
 

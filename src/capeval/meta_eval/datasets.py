@@ -28,7 +28,6 @@ Formats:
 from __future__ import annotations
 
 import csv
-import json
 import logging
 import math
 import os
@@ -36,10 +35,11 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from capeval.io import read_jsonl, read_references
 from capeval.meta_eval.correlation import FloatArray
 from capeval.meta_eval.pairwise import PASCAL50S_CATEGORIES
 
@@ -342,27 +342,6 @@ def load_flickr8k_expert_tsv(path: PathLike) -> HumanJudgments:
     return _judgments("flickr8k-expert", ids, images, cands, refs, ratings, columns=extra)
 
 
-def read_jsonl(path: PathLike) -> list[tuple[int, dict[str, Any]]]:
-    """The JSON objects of a JSON Lines file with their line numbers (blank lines skipped).
-
-    Raises:
-        ValueError: naming the file and line, for text that is not UTF-8, a line that is not
-            JSON, or a line whose value is not an object.
-    """
-    records = []
-    for number, line in enumerate(_read_lines(path), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{path}:{number}: expected a JSON object")
-        records.append((number, record))
-    return records
-
-
 #: THumB score fields kept as columns (human_score is the rating).
 THUMB_COLUMNS = ("P", "R", "Fl", "Inc", "Con")
 
@@ -595,26 +574,12 @@ def load_composite(
 def load_coco_captions(path: PathLike) -> dict[int, list[str]]:
     """``image id -> captions`` from a COCO captions file, images in ``images`` order, captions in file order.
 
+    The file is read by :func:`capeval.io.read_references` (the rules of every caption file).
+
     Raises:
-        ValueError: on a file that is not a COCO captions JSON, or an annotation without
-            ``image_id``/``caption`` (naming its index).
+        ValueError: (:class:`capeval.io.CaptionFileError`) naming the file and the annotation.
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("annotations"), list):
-        raise ValueError(f"{path}: expected a COCO captions file with an 'annotations' list")
-    by_image: dict[int, list[str]] = {}
-    for i, ann in enumerate(data["annotations"]):
-        if not isinstance(ann, dict) or "image_id" not in ann or not isinstance(ann.get("caption"), str):
-            raise ValueError(f"{path}: annotation {i} needs 'image_id' and a string 'caption'")
-        by_image.setdefault(ann["image_id"], []).append(ann["caption"])
-    order = [img["id"] for img in data.get("images", []) if isinstance(img, dict) and "id" in img]
-    ordered = {image_id: by_image[image_id] for image_id in order if image_id in by_image}
-    for image_id, caps in by_image.items():
-        ordered.setdefault(image_id, caps)
-    if not ordered:
-        raise ValueError(f"{path}: no captions")
-    return ordered
+    captions = read_references(path)
+    if not all(isinstance(image_id, int) for image_id in captions):
+        raise ValueError(f"{path}: expected integer COCO image ids")
+    return cast(dict[int, list[str]], captions)

@@ -5,6 +5,9 @@
 * :class:`~capeval.metrics.learned.nneval.NNEval` (registry key ``"nneval"``): P(human) from
   a small network over BLEU-1..4, METEOR, CIDEr-D, SPICE and WMD (Sharif et al. 2018).
 
+The NNEval training recipe (data, features, training, acceptance figures) is
+:mod:`capeval.metrics.learned.training`.
+
 Both need numpy/scipy only; POT (``pot``) speeds up the transport problems when installed.
 Submodules are imported lazily, so importing this package costs nothing.
 """

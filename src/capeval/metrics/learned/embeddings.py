@@ -16,7 +16,6 @@ only numpy/scipy and trains in about a minute. Vectors are stored unit-length in
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import zipfile
 from collections import Counter
@@ -24,10 +23,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from capeval.io import parse_references
 
 __all__ = [
     "DEFAULT_EMBEDDINGS",
@@ -92,7 +93,11 @@ def _digest(words: Sequence[str], vectors: npt.NDArray[np.floating]) -> str:
 
 
 def read_coco_captions(source: str | Path, split: str = "train2014") -> dict[int, list[str]]:
-    """COCO captions per image (file order) from a captions JSON file or the official SPICE jar.
+    """COCO captions per image from a captions JSON file or the official SPICE jar.
+
+    The captions are read by :func:`capeval.io.parse_references` (the rules of every caption
+    file): images in the order of their first caption, each with its captions in file order
+    (the order the shipped word vectors were trained in).
 
     Args:
         source: ``captions_<split>.json``, or ``spice-1.0.jar`` of pycocoevalcap 1.2, which holds
@@ -101,7 +106,8 @@ def read_coco_captions(source: str | Path, split: str = "train2014") -> dict[int
         split: ``"train2014"`` or ``"val2014"`` (which member of the jar to read).
 
     Raises:
-        ValueError: if the file is neither, or holds no captions.
+        ValueError: if the file is neither, or holds no captions
+            (:class:`capeval.io.CaptionFileError` for malformed captions).
     """
     path = Path(source)
     if not path.is_file():
@@ -111,19 +117,13 @@ def read_coco_captions(source: str | Path, split: str = "train2014") -> dict[int
         with zipfile.ZipFile(path) as archive:
             if member not in archive.namelist():
                 raise ValueError(f"{path}: archive has no {member}")
-            data = json.loads(archive.read(member))
+            raw, name = archive.read(member), f"{path}:{member}"
     else:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    by_image: dict[int, list[str]] = {}
-    try:
-        for ann in data["annotations"]:
-            by_image.setdefault(int(ann["image_id"]), []).append(str(ann["caption"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: expected COCO captions JSON with 'annotations'[*]['image_id', 'caption']") from exc
-    if not by_image:
-        raise ValueError(f"{path}: no captions")
-    return by_image
+        raw, name = path.read_bytes(), str(path)
+    captions = parse_references(raw, name=name, jsonl=False, order="annotations")
+    if not all(isinstance(image_id, int) for image_id in captions):
+        raise ValueError(f"{name}: expected integer COCO image ids")
+    return cast(dict[int, list[str]], captions)
 
 
 def _randomized_svd(
