@@ -131,6 +131,7 @@ class Protocol:
         recipe: The recipe in words (docs and ``--help``).
         run: ``(data_dir, scorer, metrics, options) -> Reproduction``.
         defaults: The published recipe's draws/references/seed.
+        all_files: Every file of ``files`` is needed (``False``: any subset, e.g. COMPOSITE's three files).
     """
 
     name: str
@@ -139,6 +140,7 @@ class Protocol:
     recipe: str
     run: Callable[[Path, Scorer, Sequence[str], Options], Reproduction]
     defaults: Options = Options()
+    all_files: bool = True
 
 
 def _published(name: str, metric: str, statistic: str) -> tuple[float | None, str]:
@@ -359,6 +361,7 @@ PROTOCOLS: dict[str, Protocol] = {
             "Items: every candidate of the correctness files present; references: Flickr8k.token.txt, "
             "results_20130124.token (Flickr30K) and captions_val2014.json; Kendall tau-c x 100.",
             _run_composite,
+            all_files=False,
         ),
         Protocol(
             "thumb",
@@ -413,6 +416,10 @@ def reproduce(
     directory = Path(data_dir)
     if not directory.is_dir():
         raise FileNotFoundError(f"{directory}: no such directory (expected {', '.join(protocol.files)})")
+    missing = [f for f in protocol.files if not (directory / f).is_file()]
+    if protocol.all_files and missing:
+        named = "; ".join(f"{f} (from {data.FILE_SOURCES[f]})" if f in data.FILE_SOURCES else f for f in missing)
+        raise FileNotFoundError(f"{directory}: missing file(s) for {name}: {named}")
     d = protocol.defaults
     options = Options(
         d.seed if seed is None else seed,
