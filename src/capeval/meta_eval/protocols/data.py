@@ -28,10 +28,13 @@ __all__ = [
     "FoilPairs",
     "Pascal50S",
     "flickr8k_cf",
+    "flickr8k_cf_files",
     "flickr8k_expert",
+    "flickr8k_expert_files",
     "load_composite_protocol",
     "load_foil",
     "load_pascal50s_distributed",
+    "load_pascal50s_votes",
     "require",
 ]
 
@@ -73,36 +76,46 @@ def _image_of(caption_id: str) -> str:
 
 
 def flickr8k_expert(data_dir: PathLike) -> HumanJudgments:
+    """Flickr8K-Expert in the protocol of the CLIPScore and PAC-S tables, from ``data_dir``.
+
+    ``ExpertAnnotations.txt`` with ``Flickr8k.token.txt``; see :func:`flickr8k_expert_files`.
+    """
+    return flickr8k_expert_files(require(data_dir, "ExpertAnnotations.txt"), require(data_dir, "Flickr8k.token.txt"))
+
+
+def flickr8k_expert_files(annotations: PathLike, tokens: PathLike) -> HumanJudgments:
     """Flickr8K-Expert in the protocol of the CLIPScore and PAC-S tables.
 
-    ``ExpertAnnotations.txt`` with ``Flickr8k.token.txt``; an item whose candidate is one of
-    the judged image's own captions is dropped (158 of 5,822 on the full set), so that every
-    remaining item has the image's 5 captions as references (5,664 items, 16,992 ratings).
+    An item whose candidate is one of the judged image's own captions is dropped (158 of 5,822
+    on the full set), so that every remaining item has the image's 5 captions as references
+    (5,664 items, 16,992 ratings).
     """
-    judgments = loaders.load_flickr8k(
-        require(data_dir, "ExpertAnnotations.txt"), require(data_dir, "Flickr8k.token.txt"), kind="expert"
-    )
+    judgments = loaders.load_flickr8k(annotations, tokens, kind="expert")
     keep = [
         i
         for i, (item, image) in enumerate(zip(judgments.ids, judgments.image_ids, strict=True))
         if _image_of(_caption_id(item)) != image
     ]
     if not keep:
-        raise ValueError(f"{Path(data_dir) / 'ExpertAnnotations.txt'}: no candidate from another image")
+        raise ValueError(f"{annotations}: no candidate from another image")
     return dataclasses.replace(judgments.select(keep), name="flickr8k-expert")
 
 
 def flickr8k_cf(data_dir: PathLike) -> HumanJudgments:
+    """Flickr8K-CF in the protocol of the CLIPScore and PAC-S tables, from ``data_dir``.
+
+    ``CrowdFlowerAnnotations.txt`` with ``Flickr8k.token.txt``; see :func:`flickr8k_cf_files`.
+    """
+    return flickr8k_cf_files(require(data_dir, "CrowdFlowerAnnotations.txt"), require(data_dir, "Flickr8k.token.txt"))
+
+
+def flickr8k_cf_files(annotations: PathLike, tokens_path: PathLike) -> HumanJudgments:
     """Flickr8K-CF in the protocol of the CLIPScore and PAC-S tables.
 
-    ``CrowdFlowerAnnotations.txt`` with ``Flickr8k.token.txt``; every judgment is an item
-    (rating = fraction of "yes"), and the references of an item are the judged image's
-    captions minus *every* caption judged for that image in the file.
+    Every judgment is an item (rating = fraction of "yes"), and the references of an item
+    are the judged image's captions minus *every* caption judged for that image in the file.
     """
-    tokens_path = require(data_dir, "Flickr8k.token.txt")
-    judgments = loaders.load_flickr8k(
-        require(data_dir, "CrowdFlowerAnnotations.txt"), tokens_path, kind="crowdflower", exclude_candidate=False
-    )
+    judgments = loaders.load_flickr8k(annotations, tokens_path, kind="crowdflower", exclude_candidate=False)
     captions = loaders.load_flickr8k_tokens(tokens_path)
     by_image: dict[str, list[tuple[str, str]]] = {}
     for key, text in captions.items():
@@ -184,6 +197,11 @@ def _votes(entry: Any, where: str) -> tuple[int, int]:
 
 
 def load_pascal50s_distributed(data_dir: PathLike) -> Pascal50S:
+    """PASCAL-50S from ``data_dir`` (``pair_pascal.mat``, ``pascal50S.mat``); see :func:`load_pascal50s_votes`."""
+    return load_pascal50s_votes(require(data_dir, "pair_pascal.mat"), require(data_dir, "pascal50S.mat"))
+
+
+def load_pascal50s_votes(pairs_path: PathLike, refs_path: PathLike) -> Pascal50S:
     """``pair_pascal.mat`` (pairs, categories, ``result`` votes) and ``pascal50S.mat`` (50 sentences per image).
 
     The votes are the ~11 human judgments per pair that ``pair_pascal.mat`` holds in ``result``.
@@ -193,8 +211,6 @@ def load_pascal50s_distributed(data_dir: PathLike) -> Pascal50S:
         FileNotFoundError: a missing file. ValueError: a missing variable, a malformed entry,
         an unknown category, or a pair whose image has no sentences (each naming the file).
     """
-    pairs_path = require(data_dir, "pair_pascal.mat")
-    refs_path = require(data_dir, "pascal50S.mat")
     mat = loaders._loadmat(pairs_path, ["new_input", "category", "result"])
     entries = np.asarray(mat["new_input"]).reshape(-1)
     codes = np.asarray(mat["category"]).reshape(-1)
