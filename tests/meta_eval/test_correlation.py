@@ -137,3 +137,22 @@ def test_kendall_large_n_is_fast_and_exact() -> None:
     ref = ss.kendalltau(x, y)
     assert abs(ours.coefficient - ref.statistic) <= 1e-12
     assert ours.n == 50_000
+
+
+def test_correlation_interval_resamples_items() -> None:
+    from capeval.meta_eval import correlation_interval
+
+    x, y = _data(3, n=120)
+    ci = correlation_interval(x, y, method="kendall-b", n_resamples=300, seed=1)
+    assert ci.coefficient == kendall_tau(x, y).coefficient
+    assert ci.low < ci.coefficient < ci.high
+    assert correlation_interval(x, y, method="kendall-b", n_resamples=300, seed=1) == ci
+    # items keep all their ratings: a resample of (n, 2) ratings has twice as many rows, the same items
+    ratings = np.column_stack([y, np.clip(y + 1, 1, 4)])
+    two = correlation_interval(x, ratings, method="kendall-c", n_resamples=50, seed=2)
+    assert two.coefficient == correlate(x, ratings, method="kendall-c").coefficient
+    assert two.low <= two.coefficient <= two.high
+    with pytest.raises(ValueError, match="n_resamples"):
+        correlation_interval(x, y, n_resamples=1)
+    with pytest.raises(ValueError, match="confidence"):
+        correlation_interval(x, y, confidence=1.5)

@@ -21,7 +21,15 @@ from typing import Any
 import numpy as np
 
 from capeval.cli.main import CLIError
-from capeval.meta_eval import METHODS, HumanJudgments, correlate, expand_ratings, kappa_grid, system_means
+from capeval.meta_eval import (
+    METHODS,
+    HumanJudgments,
+    correlate,
+    correlation_interval,
+    expand_ratings,
+    kappa_grid,
+    system_means,
+)
 from capeval.meta_eval import datasets as loaders
 from capeval.meta_eval.plots import plot_scatter
 from capeval.meta_eval.protocols import data as protocol_data
@@ -295,6 +303,8 @@ def run(args: argparse.Namespace) -> int:
     for level in levels:
         for m in methods:
             header += [f"{level} {m}", "p"]
+            if args.bootstrap and level == "item":
+                header += ["ci low", "ci high"]
     try:
         kappa_levels = [float(t) for t in args.kappa.split(",") if t.strip()]
     except ValueError:
@@ -326,6 +336,9 @@ def run(args: argparse.Namespace) -> int:
                     r = correlate(corpus, judgments.mean_ratings(), method=m, level="system", systems=judgments.systems)
                 n_rows[level] = r.n
                 row += [r.coefficient, r.p_value]
+                if args.bootstrap and level == "item":
+                    ci = correlation_interval(scores, ratings, method=m, n_resamples=args.bootstrap, seed=args.seed)
+                    row += [ci.low, ci.high]
         table.rows.append(row + kappa_row)
     text = table.render(args.format)
     counts = ", ".join(f"{level}: n={n}" for level, n in n_rows.items())
@@ -336,6 +349,8 @@ def run(args: argparse.Namespace) -> int:
         rows_note = "one row per individual rating" if args.ratings == "individual" else "mean rating per item"
         print(f"\n{judgments.name}: {len(judgments):,} items ({counts}; item level: {rows_note}).")
         print(f"protocol: {protocol}")
+        if args.bootstrap:
+            print(f"ci: 95% percentile bootstrap over items, {args.bootstrap} resamples, seed {args.seed}")
         for sig in signatures.values():
             print(f"  {sig}")
     if args.format != "text":
@@ -458,6 +473,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--kappa", default="", help="human thresholds (e.g. 3,4): add the best Cohen's kappa per threshold"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        help="item level: add a 95%% percentile bootstrap interval from N resamples of the items (seed --seed)",
     )
     parser.add_argument("--cumulative", help="plot cumulative human-score distributions per system to this file")
     parser.add_argument("--exclude-systems", default="", help="comma-separated systems to leave out (e.g. Human)")
