@@ -189,7 +189,8 @@ def test_composite_and_thumb_recipes(tmp_path: Path, scorer: EngineScorer) -> No
     shutil.copy(DATA / "thumb_references_head.jsonl", tmp_path / "mscoco_references.json")
     result = reproduce("thumb", tmp_path, scorer, METRICS)
     stats = {(r.metric, r.statistic): r.ours for r in result.rows}
-    assert set(stats) == {(m, s) for m in METRICS for s in ("caption pearson", "caption tau-b", "system pearson")}
+    kinds = ("caption pearson", "caption tau-b", "system pearson", "system pearson (models)")
+    assert set(stats) == {(m, s) for m in METRICS for s in kinds}
     from capeval.meta_eval import load_thumb
 
     j = load_thumb(tmp_path / "mscoco_THumB-1.0.jsonl", tmp_path / "mscoco_references.json")
@@ -197,3 +198,14 @@ def test_composite_and_thumb_recipes(tmp_path: Path, scorer: EngineScorer) -> No
     assert stats[("bleu-1", "caption pearson")] == pytest.approx(
         100 * correlate(s["bleu-1"], j.ratings, method="pearson").coefficient
     )
+    models = [i for i, name in enumerate(j.systems) if name != "Human"]
+    corpus = {
+        name: scorer.corpus(
+            [j.candidates[i] for i in models if j.systems[i] == name],
+            [j.references[i] for i in models if j.systems[i] == name],
+        )["cider-d"]
+        for name in dict.fromkeys(j.systems[i] for i in models)
+    }
+    human = {name: np.mean([j.ratings[i, 0] for i in models if j.systems[i] == name]) for name in corpus}
+    expected = ss.pearsonr(list(corpus.values()), [human[n] for n in corpus]).statistic
+    assert stats[("cider-d", "system pearson (models)")] == pytest.approx(100 * expected)

@@ -41,6 +41,8 @@ __all__ = [
 #: Metrics of the published tables (SPICE is added with ``metrics=[..., "spice"]``).
 CLASSIC_METRICS = ("bleu-1", "bleu-4", "meteor", "rouge-l", "cider-d")
 CATEGORIES = ("HC", "HI", "HM", "MM")
+#: THumB's system of human-written captions (left out of "system pearson (models)").
+THUMB_HUMAN = "Human"
 
 
 class Scorer(TypingProtocol):
@@ -223,10 +225,20 @@ def _run_thumb(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: 
         corpus = {s: v[metric] for s, v in per_system.items()}
         r = correlate(corpus, judgments.mean_ratings(), method="pearson", level="system", systems=systems)
         rows.append(_row("thumb", metric, "system pearson", 100.0 * r.coefficient))
+        if THUMB_HUMAN in per_system and len(per_system) > 3:
+            models = [i for i, s in enumerate(systems) if s != THUMB_HUMAN]
+            r = correlate(
+                {s: v for s, v in corpus.items() if s != THUMB_HUMAN},
+                judgments.mean_ratings()[models],
+                method="pearson",
+                level="system",
+                systems=[systems[i] for i in models],
+            )
+            rows.append(_row("thumb", metric, "system pearson (models)", 100.0 * r.coefficient))
     notes = [
         _items_note(judgments),
         f"caption level: human_score per caption; system level: corpus score of each of {len(per_system)} systems "
-        "against its mean human_score",
+        f"against its mean human_score ('models': without the {THUMB_HUMAN!r} system)",
     ]
     return Reproduction("thumb", rows, notes)
 
