@@ -169,18 +169,6 @@ def _plot_path(path: str, suffix: str) -> str:
     return os.fspath(p.with_name(f"{p.stem}-{suffix}{p.suffix}"))
 
 
-def _draw(pools: Sequence[Sequence[str]], n: int, seed: int) -> list[tuple[str, ...]]:
-    """``n`` references per item drawn at random without replacement (all when ``n`` is 0 or >= the pool)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for pool in pools:
-        if n <= 0 or n >= len(pool):
-            out.append(tuple(pool))
-        else:
-            out.append(tuple(pool[i] for i in np.sort(rng.choice(len(pool), size=n, replace=False))))
-    return out
-
-
 def run_pairwise(args: argparse.Namespace) -> int:
     """PASCAL-50S: pairwise accuracy per category (HC, HI, HM, MM) instead of correlations."""
     from capeval.engines.local import evaluate
@@ -205,7 +193,7 @@ def run_pairwise(args: argparse.Namespace) -> int:
             "--dataset pascal50s needs --consensus consensus_pascal.mat, or --references pascal50S.mat to use the "
             "votes in pair_pascal.mat 'result'"
         )
-    references = _draw(pools, n_refs, args.seed)
+    references = protocol_data.draw_references(pools, n_refs, np.random.default_rng(args.seed))
     metric_ties = args.metric_ties or PASCAL50S_METRIC_TIES
     metric_names = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     if not metric_names:
@@ -271,7 +259,10 @@ def run(args: argparse.Namespace) -> int:
         judgments = judgments.head(args.limit)
     if args.n_references:
         judgments = dataclasses.replace(
-            judgments, references=tuple(_draw(judgments.references, args.n_references, args.seed))
+            judgments,
+            references=protocol_data.draw_references(
+                judgments.references, args.n_references, np.random.default_rng(args.seed)
+            ),
         )
     methods = [m.strip() for m in args.coefficients.split(",") if m.strip()]
     for m in methods:

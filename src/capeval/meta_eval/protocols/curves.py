@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from capeval.meta_eval.correlation import correlate
-from capeval.meta_eval.datasets import HumanJudgments
 from capeval.meta_eval.protocols import CATEGORIES, Scorer, data, pascal50s_accuracies
 from capeval.meta_eval.tables import Table
 
@@ -83,17 +82,6 @@ class ReferenceCurve:
         ]
 
 
-def _draw_judgments(judgments: HumanJudgments, pools: Sequence[tuple[str, ...]], n: int, rng: np.random.Generator):
-    refs = []
-    for pool in pools:
-        if n >= len(pool):
-            refs.append(pool)
-        else:
-            pick = np.sort(rng.choice(len(pool), size=n, replace=False))
-            refs.append(tuple(pool[i] for i in pick))
-    return refs
-
-
 def reference_curve(
     protocol: str,
     data_dir: str | os.PathLike[str],
@@ -144,7 +132,7 @@ def reference_curve(
         pools = judgments.references
         for n in counts:
             for d in range(draws):
-                refs = _draw_judgments(judgments, pools, n, np.random.default_rng(seed + d))
+                refs = data.draw_references(pools, n, np.random.default_rng(seed + d))
                 for metric, scores in scorer.items(judgments.candidates, refs).items():
                     r = correlate(scores, judgments.ratings, method=method)
                     values.setdefault((metric, stat, n), []).append(100.0 * r.coefficient)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from capeval.meta_eval.pairwise import PASCAL50S_CATEGORIES
 __all__ = [
     "FILE_SOURCES",
     "FoilPairs",
+    "draw_references",
     "Pascal50S",
     "flickr8k_cf",
     "flickr8k_cf_files",
@@ -165,15 +166,28 @@ class Pascal50S:
         return self.votes_a - self.votes_b
 
     def draw(self, n: int, rng: np.random.Generator) -> tuple[tuple[str, ...], ...]:
-        """``n`` references per pair drawn without replacement from its pool (all when ``n`` >= pool)."""
-        out = []
-        for pool in self.pools:
-            if n >= len(pool):
-                out.append(pool)
-            else:
-                pick = np.sort(rng.choice(len(pool), size=n, replace=False))
-                out.append(tuple(pool[i] for i in pick))
-        return tuple(out)
+        """``n`` references per pair drawn without replacement from its pool (see :func:`draw_references`)."""
+        return draw_references(self.pools, n, rng)
+
+
+def draw_references(pools: Sequence[Sequence[str]], n: int, rng: np.random.Generator) -> tuple[tuple[str, ...], ...]:
+    """``n`` references per item drawn at random without replacement, kept in pool order.
+
+    An item whose pool has at most ``n`` references (or ``n`` = 0) keeps them all. Draws
+    follow the items in order from one generator, so a seed fixes every item's draw.
+
+    Example:
+        >>> draw_references([("a", "b", "c"), ("d",)], 2, np.random.default_rng(0))
+        (('b', 'c'), ('d',))
+    """
+    out = []
+    for pool in pools:
+        if n <= 0 or n >= len(pool):
+            out.append(tuple(pool))
+        else:
+            pick = np.sort(rng.choice(len(pool), size=n, replace=False))
+            out.append(tuple(pool[i] for i in pick))
+    return tuple(out)
 
 
 def _votes(entry: Any, where: str) -> tuple[int, int]:
