@@ -100,6 +100,8 @@ def test_missing_and_malformed_files_are_named(tmp_path: Path, flickr_dir: Path,
         reproduce("flickr8k-expert", tmp_path, scorer, METRICS)
     with pytest.raises(FileNotFoundError, match="pair_pascal.mat"):
         reproduce("pascal50s-spice", tmp_path, scorer, METRICS)
+    with pytest.raises(ValueError, match="flickr8k-cf draws no references"):
+        reproduce("flickr8k-cf", flickr_dir, scorer, METRICS, draws=3)
 
 
 def test_pascal50s_recipe(pascal_dir: Path, scorer: EngineScorer) -> None:

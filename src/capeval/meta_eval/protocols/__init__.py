@@ -369,7 +369,14 @@ PROTOCOLS: dict[str, Protocol] = {
         Protocol(
             "composite",
             "COMPOSITE correctness, Kendall tau-c (CLIPScore Table 2)",
-            ("8k_correctness.csv", "30k_correctness.csv", "coco_correctness.csv"),
+            (
+                "8k_correctness.csv",
+                "30k_correctness.csv",
+                "coco_correctness.csv",
+                "Flickr8k.token.txt",
+                "results_20130124.token",
+                "captions_val2014.json",
+            ),
             "Items: every candidate of the correctness files present; references: Flickr8k.token.txt, "
             "results_20130124.token (Flickr30K) and captions_val2014.json; Kendall tau-c x 100.",
             _run_composite,
@@ -440,6 +447,8 @@ def reproduce(
     )
     if options.draws < 1 or options.n_references < 1:
         raise ValueError("draws and n_references must be at least 1")
+    if options != d and not name.startswith("pascal50s"):
+        raise ValueError(f"{name} draws no references: seed, draws and n_references apply to the PASCAL-50S protocols")
     start = time.perf_counter()
     result = protocol.run(directory, scorer, metrics, options)
     result.seconds = time.perf_counter() - start
