@@ -53,7 +53,9 @@ class CurvePoint:
 
     @property
     def std(self) -> float:
-        return float(np.std(self.values, ddof=1)) if len(self.values) > 1 else 0.0
+        if len(self.values) < 2 or min(self.values) == max(self.values):
+            return 0.0
+        return float(np.std(self.values, ddof=1))
 
 
 @dataclass
