@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -377,3 +378,35 @@ def test_flickr8k_defaults_are_the_published_protocol(tmp_path: Path, capsys: py
     assert main([*args, "--protocol", "loader"]) == 0
     out = capsys.readouterr().out
     assert "48 items" in out and "protocol: flickr8k-expert, loader" in out
+
+
+def test_clipscore_json_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "crowdflower_flickr8k.json"
+    path.write_text(
+        json.dumps(
+            {
+                "1": {
+                    "image_path": "a.jpg",
+                    "ground_truth": ["a dog runs on the grass", "a brown dog running"],
+                    "human_judgement": [
+                        {"caption": "a dog runs", "rating": 1.0},
+                        {"caption": "two kids swim", "rating": 0.0},
+                        {"caption": "a cat", "rating": float("nan")},
+                    ],
+                },
+                "2": {
+                    "image_path": "b.jpg",
+                    "ground_truth": ["kids swim in a pool"],
+                    "human_judgement": [
+                        {"caption": "kids swim", "rating": 0.67},
+                        {"caption": "a dog runs", "rating": 0.33},
+                    ],
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    args = ["correlate", "--dataset", "clipscore-json", "--judgments", str(path), "--metrics", "bleu-1"]
+    assert main([*args, "--tokenizer", "ws", "--coefficients", "kendall-b"]) == 0
+    out = capsys.readouterr().out
+    assert "4 items" in out and "protocol: clipscore-json" in out

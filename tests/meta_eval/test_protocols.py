@@ -211,3 +211,44 @@ def test_composite_and_thumb_recipes(tmp_path: Path, scorer: EngineScorer) -> No
     human = {name: np.mean([j.ratings[i, 0] for i in models if j.systems[i] == name]) for name in corpus}
     expected = ss.pearsonr(list(corpus.values()), [human[n] for n in corpus]).statistic
     assert stats[("cider-d", "system pearson (models)")] == pytest.approx(100 * expected)
+
+
+def _clipscore_json(flickr_dir: Path, path: Path) -> None:
+    """The Expert protocol's items in the JSON layout of the CLIPScore code: one judgement per rating."""
+    j = pdata.flickr8k_expert(flickr_dir)
+    out: dict[str, dict[str, object]] = {}
+    for image, cand, refs, ratings in zip(j.image_ids, j.candidates, j.references, j.ratings, strict=True):
+        entry = out.setdefault(str(image), {"image_path": f"images/{image}", "ground_truth": list(refs)})
+        entry.setdefault("human_judgement", [])
+        for r in ratings:
+            entry["human_judgement"].append({"caption": "  " + cand, "rating": float(r)})  # type: ignore[union-attr]
+    path.write_text(json.dumps(out), encoding="utf-8")
+
+
+def test_clipscore_json_gives_the_expert_protocol(flickr_dir: Path, tmp_path: Path, scorer: EngineScorer) -> None:
+    path = tmp_path / "flickr8k.json"
+    _clipscore_json(flickr_dir, path)
+    j = pdata.load_clipscore_json(path)
+    assert len(j) == 36 and j.ratings.shape == (36, 3) and np.isfinite(j.ratings).all()
+    scores = scorer.items(j.candidates, j.references)
+    ours = correlate(scores["cider-d"], j.ratings, method="kendall-c").coefficient
+    published = reproduce("flickr8k-expert", flickr_dir, scorer, METRICS)
+    row = next(r for r in published.rows if r.metric == "cider-d" and r.statistic == "tau-c")
+    assert 100 * ours == pytest.approx(row.ours, abs=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[]", "expected a non-empty JSON object"),
+        ('{"a": {"ground_truth": [], "human_judgement": []}}', "entry 'a': 'ground_truth' must be a non-empty"),
+        ('{"a": {"ground_truth": ["x"], "human_judgement": [{"caption": "y"}]}}', "rating that is not a number"),
+        ('{"a": {"ground_truth": ["x"], "human_judgement": [{"caption": " ", "rating": 1}]}}', "empty caption"),
+        ("{", "invalid JSON"),
+    ],
+)
+def test_clipscore_json_malformed(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "f.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        pdata.load_clipscore_json(path)

@@ -38,7 +38,15 @@ from capeval.meta_eval.tables import FORMATS, Table
 __all__ = ["DATASETS", "load_judgments", "metric_scores", "register", "run"]
 
 #: Dataset formats accepted by ``--dataset``.
-DATASETS = ("flickr8k-expert-tsv", "flickr8k-expert", "flickr8k-cf", "thumb", "composite", "pascal50s")
+DATASETS = (
+    "flickr8k-expert-tsv",
+    "flickr8k-expert",
+    "flickr8k-cf",
+    "clipscore-json",
+    "thumb",
+    "composite",
+    "pascal50s",
+)
 #: Metrics reported when ``--metrics`` is not given (COCO metrics available everywhere).
 DEFAULT_METRICS = "bleu-1,bleu-4,rouge-l,cider-d"
 #: PASCAL-50S defaults of the SPICE paper's Table 4 (``capeval reproduce pascal50s-spice``, first draw).
@@ -71,6 +79,8 @@ def protocol_description(args: argparse.Namespace) -> str:
         ties = args.metric_ties or PASCAL50S_METRIC_TIES
         recipe = " (the SPICE paper's Table 4 recipe)" if n == 5 and ties == "right" else ""
         return f"pascal50s{recipe}: {refs}; human label: majority of {votes}; metric ties: {ties}"
+    if kind == "clipscore-json":
+        return "clipscore-json: the file's ratings (one row each) and ground-truth references as given"
     return f"{kind}: the file's items and references as given"
 
 
@@ -89,6 +99,8 @@ def load_judgments(args: argparse.Namespace) -> HumanJudgments:
         return loaders.load_flickr8k(
             args.judgments, args.tokens, kind="expert" if kind.endswith("expert") else "crowdflower"
         )
+    if kind == "clipscore-json":
+        return protocol_data.load_clipscore_json(args.judgments)
     if kind == "thumb":
         if not args.references:
             raise CLIError("--dataset thumb needs --references (the THumB references file)")

@@ -32,6 +32,7 @@ __all__ = [
     "flickr8k_cf_files",
     "flickr8k_expert",
     "flickr8k_expert_files",
+    "load_clipscore_json",
     "load_composite_protocol",
     "load_foil",
     "load_pascal50s_distributed",
@@ -419,3 +420,67 @@ def load_foil(data_dir: PathLike, *, foil_file: str = "foilv1.0_test_2017.json")
 def thumb_files(data_dir: PathLike) -> tuple[Path, Path]:
     """The THumB judgments and references files."""
     return require(data_dir, "mscoco_THumB-1.0.jsonl"), require(data_dir, "mscoco_references.json")
+
+
+def load_clipscore_json(path: PathLike) -> HumanJudgments:
+    """A judgments file in the JSON layout of the CLIPScore evaluation code (``flickr8k.json``, ...).
+
+    The file is an object ``key -> {"image_path", "ground_truth": [references],
+    "human_judgement": [{"caption", "rating"}, ...]}``. Every rating is one row, as in that
+    code; ratings of the same caption of the same entry are grouped into one item (its ratings
+    padded with NaN), so each caption is scored once. Whitespace in captions is collapsed, as
+    the CLIPScore code does; NaN ratings are skipped.
+
+    Raises:
+        ValueError: naming the entry of a malformed record, for text that is not UTF-8 or JSON.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc})") from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError(f"{path}: expected a non-empty JSON object of entries")
+    groups: dict[tuple[str, str], list[float]] = {}
+    meta: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
+    for key, entry in data.items():
+        where = f"{path}: entry {key!r}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: expected an object")
+        refs = entry.get("ground_truth")
+        judgements = entry.get("human_judgement")
+        if not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r.strip() for r in refs):
+            raise ValueError(f"{where}: 'ground_truth' must be a non-empty list of captions")
+        if not isinstance(judgements, list):
+            raise ValueError(f"{where}: 'human_judgement' must be a list")
+        references = tuple(" ".join(r.split()) for r in refs)
+        for k, judgement in enumerate(judgements):
+            if not isinstance(judgement, dict) or not isinstance(judgement.get("caption"), str):
+                raise ValueError(f"{where}: human_judgement {k} needs a string 'caption' and a 'rating'")
+            rating = judgement.get("rating")
+            if isinstance(rating, bool) or not isinstance(rating, (int, float)):
+                raise ValueError(f"{where}: human_judgement {k} has a rating that is not a number ({rating!r})")
+            caption = " ".join(judgement["caption"].split())
+            if not caption:
+                raise ValueError(f"{where}: human_judgement {k} has an empty caption")
+            if np.isnan(rating):
+                continue
+            groups.setdefault((str(key), caption), []).append(float(rating))
+            meta[(str(key), caption)] = (str(entry.get("image_path", key)), references)
+    if not groups:
+        raise ValueError(f"{path}: no ratings")
+    width = max(len(v) for v in groups.values())
+    ratings = np.full((len(groups), width), np.nan)
+    for i, values in enumerate(groups.values()):
+        ratings[i, : len(values)] = values
+    keys = list(groups)
+    return HumanJudgments(
+        Path(path).stem,
+        tuple(f"{k}/{n}" for n, (k, _) in enumerate(keys)),
+        tuple(meta[k][0] for k in keys),
+        tuple(c for _, c in keys),
+        tuple(meta[k][1] for k in keys),
+        ratings,
+    )
