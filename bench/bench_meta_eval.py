@@ -76,7 +76,7 @@ def bench_protocols(dirs: dict[str, Path]) -> None:
         result = reproduce(name, directory, scorer)
         diffs = [abs(r.difference) for r in result.rows if r.difference is not None]
         worst = f"{max(diffs):.2f}" if diffs else "-"
-        items = result.notes[0].split(" items")[0]
+        items = result.notes[0].split(" items")[0].split(" pairs")[0]
         print(f"{name:20s} {items:>9s}  {result.seconds:7.1f}  {scorer.metric_seconds:9.1f}  {worst}")
 
 

@@ -370,7 +370,7 @@ def test_flickr8k_defaults_are_the_published_protocol(tmp_path: Path, capsys: py
     from capeval.cli.cmd_reproduce import EngineScorer
     from capeval.meta_eval.protocols import reproduce
 
-    published = reproduce("flickr8k-expert", tmp_path, EngineScorer(["bleu-1"], "ws"), ["bleu-1"])
+    published = reproduce("flickr8k-expert", tmp_path, EngineScorer(["bleu-1"], "ws"))
     assert main([*args, "--format", "csv"]) == 0
     row = _csv(capsys.readouterr().out)[0]
     tau_c = next(r.ours for r in published.rows if r.statistic == "tau-c")

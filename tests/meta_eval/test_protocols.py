@@ -58,7 +58,7 @@ def test_flickr8k_expert_recipe_drops_own_captions(flickr_dir: Path, scorer: Eng
     assert len(raw) == 48 and len(j) == 36  # each image's own caption #1 is dropped
     assert all(len(r) == 5 for r in j.references)
     assert all(img not in item.split("/", 1)[1] for item, img in zip(j.ids, j.image_ids, strict=True))
-    result = reproduce("flickr8k-expert", flickr_dir, scorer, METRICS)
+    result = reproduce("flickr8k-expert", flickr_dir, scorer)
     scores = scorer.items(j.candidates, j.references)
     for row in result.rows:
         variant = row.statistic[-1]
@@ -79,7 +79,7 @@ def test_flickr8k_cf_recipe_excludes_every_judged_caption(flickr_dir: Path, scor
     for img, refs in zip(j.image_ids, j.references, strict=True):
         expected = tuple(t for k, t in captions.items() if k.startswith(img + "#") and k not in judged[img])
         assert refs == expected and len(refs) == 4  # own caption #1 judged: 4 references left
-    result = reproduce("flickr8k-cf", flickr_dir, scorer, METRICS)
+    result = reproduce("flickr8k-cf", flickr_dir, scorer)
     scores = scorer.items(j.candidates, j.references)
     for row in result.rows:
         ref = ss.kendalltau(scores[row.metric], j.ratings.ravel(), variant=row.statistic[-1])
@@ -91,17 +91,17 @@ def test_missing_and_malformed_files_are_named(tmp_path: Path, flickr_dir: Path,
         FileNotFoundError,
         match=r"missing file\(s\) for flickr8k-expert: ExpertAnnotations.txt \(from Flickr8K.*; Flickr8k.token.txt",
     ):
-        reproduce("flickr8k-expert", tmp_path, scorer, METRICS)
+        reproduce("flickr8k-expert", tmp_path, scorer)
     with pytest.raises(FileNotFoundError, match="no such directory"):
-        reproduce("flickr8k-expert", tmp_path / "absent", scorer, METRICS)
+        reproduce("flickr8k-expert", tmp_path / "absent", scorer)
     shutil.copy(flickr_dir / "Flickr8k.token.txt", tmp_path)
     (tmp_path / "ExpertAnnotations.txt").write_text("1000_00ab.jpg\t1001_01ab.jpg#0\t1\t2\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"ExpertAnnotations.txt:1: expected 5 tab-separated fields"):
-        reproduce("flickr8k-expert", tmp_path, scorer, METRICS)
+        reproduce("flickr8k-expert", tmp_path, scorer)
     with pytest.raises(FileNotFoundError, match="pair_pascal.mat"):
-        reproduce("pascal50s-spice", tmp_path, scorer, METRICS)
+        reproduce("pascal50s-spice", tmp_path, scorer)
     with pytest.raises(ValueError, match="flickr8k-cf draws no references"):
-        reproduce("flickr8k-cf", flickr_dir, scorer, METRICS, draws=3)
+        reproduce("flickr8k-cf", flickr_dir, scorer, draws=3)
 
 
 def test_pascal50s_recipe(pascal_dir: Path, scorer: EngineScorer) -> None:
@@ -112,7 +112,7 @@ def test_pascal50s_recipe(pascal_dir: Path, scorer: EngineScorer) -> None:
         a not in pool and b not in pool
         for a, b, pool in zip(pairs.candidates_a, pairs.candidates_b, pairs.pools, strict=True)
     )
-    result = reproduce("pascal50s-spice", pascal_dir, scorer, METRICS, draws=3)
+    result = reproduce("pascal50s-spice", pascal_dir, scorer, draws=3)
     # Direct computation of draw 0..2: 5 references per pair, ties count as correct.
     per_draw = []
     for d in range(3):
@@ -129,7 +129,7 @@ def test_pascal50s_recipe(pascal_dir: Path, scorer: EngineScorer) -> None:
     assert row.published == 64.2 and "SPICE" in row.source
     assert any("pair_pascal.mat 'result'" in n for n in result.notes)
     assert any("changed from the published recipe" in n for n in result.notes)
-    again = reproduce("pascal50s-spice", pascal_dir, scorer, METRICS, draws=3)
+    again = reproduce("pascal50s-spice", pascal_dir, scorer, draws=3)
     assert [r.ours for r in again.rows] == [r.ours for r in result.rows]  # seeded
 
 
@@ -152,7 +152,7 @@ def test_foil_recipe(tmp_path: Path, scorer: EngineScorer) -> None:
     pairs = pdata.load_foil(tmp_path)
     assert len(pairs) == 8 and all(len(p) == 4 for p in pairs.pools)
     assert all(o not in p for o, p in zip(pairs.originals, pairs.pools, strict=True))
-    result = reproduce("foil", tmp_path, scorer, METRICS)
+    result = reproduce("foil", tmp_path, scorer)
     for k in (1, 4):
         refs = [p[:k] for p in pairs.pools]
         s = scorer.items([*pairs.originals, *pairs.foils], [*refs, *refs])
@@ -183,13 +183,13 @@ def test_foil_malformed(tmp_path: Path) -> None:
 def test_composite_and_thumb_recipes(tmp_path: Path, scorer: EngineScorer) -> None:
     shutil.copy(DATA / "composite" / "8k_correctness.csv", tmp_path)
     with pytest.raises(FileNotFoundError, match="Flickr8k.token.txt"):
-        reproduce("composite", tmp_path, scorer, METRICS)
+        reproduce("composite", tmp_path, scorer)
     shutil.copy(DATA / "flickr8k" / "Flickr8k.token.txt", tmp_path)
-    result = reproduce("composite", tmp_path, scorer, METRICS)
+    result = reproduce("composite", tmp_path, scorer)
     assert {r.statistic for r in result.rows} == {"tau-c"} and "6 items" in result.notes[0]
     shutil.copy(DATA / "thumb_head250.jsonl", tmp_path / "mscoco_THumB-1.0.jsonl")
     shutil.copy(DATA / "thumb_references_head.jsonl", tmp_path / "mscoco_references.json")
-    result = reproduce("thumb", tmp_path, scorer, METRICS)
+    result = reproduce("thumb", tmp_path, scorer)
     stats = {(r.metric, r.statistic): r.ours for r in result.rows}
     kinds = ("caption pearson", "caption tau-b", "system pearson", "system pearson (models)")
     assert set(stats) == {(m, s) for m in METRICS for s in kinds}
@@ -232,7 +232,7 @@ def test_clipscore_json_gives_the_expert_protocol(flickr_dir: Path, tmp_path: Pa
     assert len(j) == 36 and j.ratings.shape == (36, 3) and np.isfinite(j.ratings).all()
     scores = scorer.items(j.candidates, j.references)
     ours = correlate(scores["cider-d"], j.ratings, method="kendall-c").coefficient
-    published = reproduce("flickr8k-expert", flickr_dir, scorer, METRICS)
+    published = reproduce("flickr8k-expert", flickr_dir, scorer)
     row = next(r for r in published.rows if r.metric == "cider-d" and r.statistic == "tau-c")
     assert 100 * ours == pytest.approx(row.ours, abs=1e-10)
 

@@ -104,7 +104,7 @@ def test_reproduce_flickr8k_expert_from_original_files_equals_official_dev_table
     assert key(ours.candidates, ours.references) == key(table.candidates, table.references)
     metrics = ["bleu-1", "bleu-4", "meteor", "rouge-l", "cider-d"]
     scorer = EngineScorer(metrics)
-    result = reproduce("flickr8k-expert", raw, scorer, metrics)
+    result = reproduce("flickr8k-expert", raw, scorer)
     api = scorer.items(table.candidates, table.references)
     for row in result.rows:
         r = correlate(api[row.metric], table.ratings, method=f"kendall-{row.statistic[-1]}")
@@ -124,7 +124,7 @@ def test_reproduce_pascal50s_from_distributed_files() -> None:
     from capeval.meta_eval.protocols import reproduce
 
     directory = _need(SHARED / "pascal50s")
-    result = reproduce("pascal50s-clipscore", directory, EngineScorer(["cider-d"]), ["cider-d"])
+    result = reproduce("pascal50s-clipscore", directory, EngineScorer(["cider-d"]))
     mean = next(r for r in result.rows if r.statistic == "mean")
     assert mean.spread is not None and mean.spread[0] <= mean.published <= mean.spread[1]
     assert any("pair_pascal.mat 'result'" in n for n in result.notes)

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.curve:
         return _run_curve(args, scorer)
     result = reproduce(
-        protocol.name, args.data, scorer, metrics, seed=args.seed, draws=args.draws, n_references=args.n_references
+        protocol.name, args.data, scorer, seed=args.seed, draws=args.draws, n_references=args.n_references
     )
     text = render(result, args.format, args.digits)
     if args.output:

@@ -38,7 +38,7 @@ __all__ = [
     "reproduce",
 ]
 
-#: Metrics of the published tables (SPICE is added with ``metrics=[..., "spice"]``).
+#: Metrics of the published tables (``capeval reproduce --metrics`` adds ``spice`` where installed).
 CLASSIC_METRICS = ("bleu-1", "bleu-4", "meteor", "rouge-l", "cider-d")
 CATEGORIES = ("HC", "HI", "HM", "MM")
 #: THumB's system of human-written captions (left out of "system pearson (models)").
@@ -131,7 +131,7 @@ class Protocol:
         title: Paper and table.
         files: Files (distributed names) the recipe reads.
         recipe: The recipe in words (docs and ``--help``).
-        run: ``(data_dir, scorer, metrics, options) -> Reproduction``.
+        run: ``(data_dir, scorer, options) -> Reproduction``.
         defaults: The published recipe's draws/references/seed.
         all_files: Every file of ``files`` is needed (``False``: any subset, e.g. COMPOSITE's three files).
     """
@@ -140,7 +140,7 @@ class Protocol:
     title: str
     files: tuple[str, ...]
     recipe: str
-    run: Callable[[Path, Scorer, Sequence[str], Options], Reproduction]
+    run: Callable[[Path, Scorer, Options], Reproduction]
     defaults: Options = Options()
     all_files: bool = True
 
@@ -176,7 +176,7 @@ def _items_note(judgments: HumanJudgments) -> str:
     return f"{len(judgments):,} items, {rows:,} rating rows, {refs} references per item"
 
 
-def _run_flickr8k_expert(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: Options) -> Reproduction:
+def _run_flickr8k_expert(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
     judgments = data.flickr8k_expert(data_dir)
     scores = scorer.items(judgments.candidates, judgments.references)
     rows = _correlation_rows("flickr8k-expert", judgments, scores, [("tau-c", "kendall-c"), ("tau-b", "kendall-b")])
@@ -187,7 +187,7 @@ def _run_flickr8k_expert(data_dir: Path, scorer: Scorer, metrics: Sequence[str],
     return Reproduction("flickr8k-expert", rows, notes)
 
 
-def _run_flickr8k_cf(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: Options) -> Reproduction:
+def _run_flickr8k_cf(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
     judgments = data.flickr8k_cf(data_dir)
     scores = scorer.items(judgments.candidates, judgments.references)
     rows = _correlation_rows("flickr8k-cf", judgments, scores, [("tau-b", "kendall-b"), ("tau-c", "kendall-c")])
@@ -198,14 +198,14 @@ def _run_flickr8k_cf(data_dir: Path, scorer: Scorer, metrics: Sequence[str], opt
     return Reproduction("flickr8k-cf", rows, notes)
 
 
-def _run_composite(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: Options) -> Reproduction:
+def _run_composite(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
     judgments = data.load_composite_protocol(data_dir)
     scores = scorer.items(judgments.candidates, judgments.references)
     rows = _correlation_rows("composite", judgments, scores, [("tau-c", "kendall-c")])
     return Reproduction("composite", rows, [_items_note(judgments), "correctness ratings (1-5)"])
 
 
-def _run_thumb(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: Options) -> Reproduction:
+def _run_thumb(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
     judgments_path, references_path = data.thumb_files(data_dir)
     judgments = load_thumb(judgments_path, references_path)
     scores = scorer.items(judgments.candidates, judgments.references)
@@ -276,8 +276,8 @@ def pascal50s_accuracies(
     return out
 
 
-def _pascal_runner(name: str, metric_ties: str) -> Callable[[Path, Scorer, Sequence[str], Options], Reproduction]:
-    def run(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: Options) -> Reproduction:
+def _pascal_runner(name: str, metric_ties: str) -> Callable[[Path, Scorer, Options], Reproduction]:
+    def run(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
         pairs = data.load_pascal50s_distributed(data_dir)
         per_draw: list[dict[str, dict[str, float]]] = []
         for draw in range(options.draws):
@@ -316,7 +316,7 @@ def foil_accuracies(
     return out
 
 
-def _run_foil(data_dir: Path, scorer: Scorer, metrics: Sequence[str], options: Options) -> Reproduction:
+def _run_foil(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
     pairs = data.load_foil(data_dir)
     results = {k: foil_accuracies(pairs, scorer, k) for k in (1, 4)}
     rows = [_row("foil", metric, f"{k}-ref", results[k][metric]) for metric in results[1] for k in (1, 4)]
@@ -418,13 +418,12 @@ def reproduce(
     name: str,
     data_dir: str | Path,
     scorer: Scorer,
-    metrics: Sequence[str] = CLASSIC_METRICS,
     *,
     seed: int | None = None,
     draws: int | None = None,
     n_references: int | None = None,
 ) -> Reproduction:
-    """Run protocol ``name`` on the files in ``data_dir`` with ``scorer``'s metrics.
+    """Run protocol ``name`` on the files in ``data_dir`` with ``scorer``'s metrics (one row per metric output).
 
     ``seed``, ``draws`` and ``n_references`` override the recipe (a note says so).
 
@@ -450,7 +449,7 @@ def reproduce(
     if options != d and not name.startswith("pascal50s"):
         raise ValueError(f"{name} draws no references: seed, draws and n_references apply to the PASCAL-50S protocols")
     start = time.perf_counter()
-    result = protocol.run(directory, scorer, metrics, options)
+    result = protocol.run(directory, scorer, options)
     result.seconds = time.perf_counter() - start
     if options != d and name.startswith("pascal50s"):
         result.notes.append(f"changed from the published recipe: {options} (recipe: {d})")
