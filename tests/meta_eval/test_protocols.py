@@ -252,3 +252,29 @@ def test_clipscore_json_malformed(tmp_path: Path, content: str, message: str) ->
     path.write_text(content, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         pdata.load_clipscore_json(path)
+
+
+def test_flickr8k_recipes_compare_caption_text(tmp_path: Path) -> None:
+    """A caption of another image with the same text as one of the judged image's captions counts as its own."""
+    tokens = [
+        "1_a.jpg#0\ta dog runs .",
+        "1_a.jpg#1\ta brown dog .",
+        "1_a.jpg#2\ta dog on grass .",
+        "2_b.jpg#0\ta dog runs .",  # same text as 1_a.jpg#0
+        "2_b.jpg#1\tkids swim .",
+        "2_b.jpg#2\ta pool .",
+    ]
+    (tmp_path / "Flickr8k.token.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
+    (tmp_path / "ExpertAnnotations.txt").write_text(
+        "1_a.jpg\t2_b.jpg#0\t4\t4\t3\n1_a.jpg\t2_b.jpg#1\t1\t1\t1\n", encoding="utf-8"
+    )
+    (tmp_path / "CrowdFlowerAnnotations.txt").write_text(
+        "1_a.jpg\t2_b.jpg#0\t1.0\t3\t0\n1_a.jpg\t2_b.jpg#1\t0.0\t0\t3\n1_a.jpg\t1_a.jpg#2\t1.0\t3\t0\n",
+        encoding="utf-8",
+    )
+    expert = pdata.flickr8k_expert(tmp_path)
+    assert expert.candidates == ("kids swim .",)
+    assert expert.references == (("a dog runs .", "a brown dog .", "a dog on grass ."),)
+    cf = pdata.flickr8k_cf(tmp_path)
+    assert len(cf) == 3
+    assert set(cf.references) == {("a brown dog .",)}  # "a dog runs ." (by text) and #2 are judged

@@ -88,15 +88,16 @@ def flickr8k_expert(data_dir: PathLike) -> HumanJudgments:
 def flickr8k_expert_files(annotations: PathLike, tokens: PathLike) -> HumanJudgments:
     """Flickr8K-Expert in the protocol of the CLIPScore and PAC-S tables.
 
-    An item whose candidate is one of the judged image's own captions is dropped (158 of 5,822
-    on the full set), so that every remaining item has the image's 5 captions as references
-    (5,664 items, 16,992 ratings).
+    An item whose candidate text is one of the judged image's own captions is dropped (158 of
+    5,822 on the full set), so that every remaining item has the image's 5 captions as
+    references (5,664 items, 16,992 ratings). Captions are compared as text, as the published
+    preprocessing does.
     """
-    judgments = loaders.load_flickr8k(annotations, tokens, kind="expert")
+    judgments = loaders.load_flickr8k(annotations, tokens, kind="expert", exclude_candidate=False)
     keep = [
         i
-        for i, (item, image) in enumerate(zip(judgments.ids, judgments.image_ids, strict=True))
-        if _image_of(_caption_id(item)) != image
+        for i, (cand, refs) in enumerate(zip(judgments.candidates, judgments.references, strict=True))
+        if cand not in refs
     ]
     if not keep:
         raise ValueError(f"{annotations}: no candidate from another image")
@@ -114,24 +115,22 @@ def flickr8k_cf(data_dir: PathLike) -> HumanJudgments:
 def flickr8k_cf_files(annotations: PathLike, tokens_path: PathLike) -> HumanJudgments:
     """Flickr8K-CF in the protocol of the CLIPScore and PAC-S tables.
 
-    Every judgment is an item (rating = fraction of "yes"), and the references of an item
-    are the judged image's captions minus *every* caption judged for that image in the file.
+    Every judgment is an item (rating = fraction of "yes"). The references of every item of
+    an image are that image's captions minus every caption judged for the image anywhere in
+    the file: going through the judgments in file order, one caption with the judged text is
+    removed each time (text comparison, as the published preprocessing does).
     """
     judgments = loaders.load_flickr8k(annotations, tokens_path, kind="crowdflower", exclude_candidate=False)
-    captions = loaders.load_flickr8k_tokens(tokens_path)
-    by_image: dict[str, list[tuple[str, str]]] = {}
-    for key, text in captions.items():
-        by_image.setdefault(_image_of(key), []).append((key, text))
-    judged: dict[Hashable, set[str]] = {}
-    for item, image in zip(judgments.ids, judgments.image_ids, strict=True):
-        judged.setdefault(image, set()).add(_caption_id(item))
-    references = []
-    for image in judgments.image_ids:
-        refs = tuple(text for key, text in by_image[str(image)] if key not in judged[image])
-        if not refs:
+    remaining: dict[Hashable, list[str]] = {}
+    for image, cand, refs in zip(judgments.image_ids, judgments.candidates, judgments.references, strict=True):
+        pool = remaining.setdefault(image, list(refs))
+        if cand in pool:
+            pool.remove(cand)
+    for image, pool in remaining.items():
+        if not pool:
             raise ValueError(f"{tokens_path}: every caption of image {image!r} is judged; no reference is left")
-        references.append(refs)
-    return dataclasses.replace(judgments, name="flickr8k-cf", references=tuple(references))
+    references = tuple(tuple(remaining[image]) for image in judgments.image_ids)
+    return dataclasses.replace(judgments, name="flickr8k-cf", references=references)
 
 
 @dataclass(frozen=True)
