@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -98,7 +99,9 @@ def test_flickr8k_metric_table_text_latex_and_plot(tmp_path: Path, capsys: pytes
             str(latex),
         ]
     )
-    assert latex.read_text().startswith("\\begin{tabular}")
+    first, second = latex.read_text().splitlines()[:2]
+    assert first == "% protocol: flickr8k-expert-tsv: the file's items and references as given"
+    assert second.startswith("\\begin{tabular}")
     assert "cider-d" in latex.read_text()
 
 
@@ -249,7 +252,7 @@ def test_pascal50s_pairwise_accuracy(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0
     rows = _csv(capsys.readouterr().out)
     assert [r["metric"] for r in rows] == ["bleu-1", "cider-d"]
-    assert set(rows[0]) == {"metric", "HC", "MM", "all"}
+    assert set(rows[0]) == {"metric", "HC", "MM", "all", "metric ties"}
     assert float(rows[1]["all"]) == 100.0  # CIDEr-D picks the human choice in both pairs
     assert main(["correlate", "--dataset", "pascal50s", "--judgments", str(pair), "--metrics", "cider-d"]) == 2
     assert "--consensus" in capsys.readouterr().err
@@ -295,3 +298,115 @@ def test_kappa_columns_and_cumulative_plot(tmp_path: Path, capsys: pytest.Captur
         == 0
     )
     assert plot.exists()
+
+
+def test_pascal50s_votes_from_pair_file_and_seeded_reference_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.meta_eval.protocol_files import write_pascal50s
+
+    write_pascal50s(tmp_path)
+    base = [
+        "correlate",
+        "--dataset",
+        "pascal50s",
+        "--judgments",
+        str(tmp_path / "pair_pascal.mat"),
+        "--references",
+        str(tmp_path / "pascal50S.mat"),
+        "--metrics",
+        "bleu-1,cider-d",
+        "--tokenizer",
+        "ws",
+    ]
+    assert main(base) == 0
+    captured = capsys.readouterr()
+    assert "protocol: pascal50s (the SPICE paper's Table 4 recipe): 5 random references per pair (seed 0)" in (
+        captured.out
+    )
+    assert "pair_pascal.mat 'result' votes; metric ties: right" in captured.out
+    assert "metric ties count as correct" in captured.err
+
+    def table(*extra: str) -> list[dict[str, str]]:
+        assert main([*base, "--format", "csv", *extra]) == 0
+        return _csv(capsys.readouterr().out)
+
+    # The CLI's default equals the first draw of ``capeval reproduce pascal50s-spice``.
+    from capeval.cli.cmd_reproduce import EngineScorer
+    from capeval.meta_eval.protocols import reproduce
+
+    ours = reproduce("pascal50s-spice", tmp_path, EngineScorer(["bleu-1", "cider-d"], "ws"), draws=1)
+    cli = table()
+    for row in ours.rows:
+        if row.statistic in ("HC", "MM"):
+            line = next(r for r in cli if r["metric"] == row.metric)
+            assert float(line[row.statistic]) == pytest.approx(row.ours)
+    assert table("--seed", "0") == cli
+    assert table("--n-references", "1", "--seed", "1") != table("--n-references", "1", "--seed", "2")
+
+
+def test_flickr8k_defaults_are_the_published_protocol(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.meta_eval.protocol_files import write_flickr8k
+
+    write_flickr8k(tmp_path)
+    args = [
+        "correlate",
+        "--dataset",
+        "flickr8k-expert",
+        "--judgments",
+        str(tmp_path / "ExpertAnnotations.txt"),
+        "--tokens",
+        str(tmp_path / "Flickr8k.token.txt"),
+        "--metrics",
+        "bleu-1",
+        "--tokenizer",
+        "ws",
+        "--coefficients",
+        "kendall-c,kendall-b",
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "36 items" in out and "protocol: flickr8k-expert, published (CLIPScore/PAC-S Table 1)" in out
+    from capeval.cli.cmd_reproduce import EngineScorer
+    from capeval.meta_eval.protocols import reproduce
+
+    published = reproduce("flickr8k-expert", tmp_path, EngineScorer(["bleu-1"], "ws"))
+    assert main([*args, "--format", "csv"]) == 0
+    row = _csv(capsys.readouterr().out)[0]
+    tau_c = next(r.ours for r in published.rows if r.statistic == "tau-c")
+    assert 100 * float(row["item kendall-c"]) == pytest.approx(tau_c, abs=1e-10)
+    assert main([*args, "--protocol", "loader"]) == 0
+    out = capsys.readouterr().out
+    assert "48 items" in out and "protocol: flickr8k-expert, loader" in out
+
+
+def test_clipscore_json_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "crowdflower_flickr8k.json"
+    path.write_text(
+        json.dumps(
+            {
+                "1": {
+                    "image_path": "a.jpg",
+                    "ground_truth": ["a dog runs on the grass", "a brown dog running"],
+                    "human_judgement": [
+                        {"caption": "a dog runs", "rating": 1.0},
+                        {"caption": "two kids swim", "rating": 0.0},
+                        {"caption": "a cat", "rating": float("nan")},
+                    ],
+                },
+                "2": {
+                    "image_path": "b.jpg",
+                    "ground_truth": ["kids swim in a pool"],
+                    "human_judgement": [
+                        {"caption": "kids swim", "rating": 0.67},
+                        {"caption": "a dog runs", "rating": 0.33},
+                    ],
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    args = ["correlate", "--dataset", "clipscore-json", "--judgments", str(path), "--metrics", "bleu-1"]
+    assert main([*args, "--tokenizer", "ws", "--coefficients", "kendall-b"]) == 0
+    out = capsys.readouterr().out
+    assert "4 items" in out and "protocol: clipscore-json" in out

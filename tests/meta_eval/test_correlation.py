@@ -100,3 +100,59 @@ def test_bad_input(call: object, message: str) -> None:
 def test_constant_input_is_nan() -> None:
     assert np.isnan(pearson([1, 1, 1], [1, 2, 3]).coefficient)
     assert np.isnan(kendall_tau([1, 1, 1], [1, 2, 3]).coefficient)
+
+
+def _pairwise_s(x: np.ndarray, y: np.ndarray) -> float:
+    """P - Q by comparing every pair (the definition; O(n^2))."""
+    sx = np.sign(x[:, None] - x[None, :])
+    sy = np.sign(y[:, None] - y[None, :])
+    return float(np.sum(sx * sy)) / 2.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_kendall_equals_pairwise_definition(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        n = int(rng.integers(2, 300))
+        x = np.round(rng.random(n), int(rng.integers(0, 3)))  # from all-tied to few ties
+        y = rng.integers(1, int(rng.integers(2, 6)), n).astype(float)
+        from capeval.meta_eval.correlation import _concordance
+
+        assert _concordance(x, y) == _pairwise_s(x, y)
+        for variant in ("b", "c"):
+            ours = kendall_tau(x, y, variant=variant)
+            ref = ss.kendalltau(x, y, variant=variant, method="asymptotic")
+            if np.isnan(ref.statistic):
+                assert np.isnan(ours.coefficient)
+                continue
+            assert abs(ours.coefficient - ref.statistic) <= 1e-12
+            assert abs(ours.p_value - ref.pvalue) <= 1e-12
+
+
+def test_kendall_large_n_is_fast_and_exact() -> None:
+    rng = np.random.default_rng(7)
+    x = np.round(rng.random(50_000), 3)
+    y = np.round(rng.random(50_000) + x, 1)
+    ours = kendall_tau(x, y, variant="b")
+    ref = ss.kendalltau(x, y)
+    assert abs(ours.coefficient - ref.statistic) <= 1e-12
+    assert ours.n == 50_000
+
+
+def test_correlation_interval_resamples_items() -> None:
+    from capeval.meta_eval import correlation_interval
+
+    x, y = _data(3, n=120)
+    ci = correlation_interval(x, y, method="kendall-b", n_resamples=300, seed=1)
+    assert ci.coefficient == kendall_tau(x, y).coefficient
+    assert ci.low < ci.coefficient < ci.high
+    assert correlation_interval(x, y, method="kendall-b", n_resamples=300, seed=1) == ci
+    # items keep all their ratings: a resample of (n, 2) ratings has twice as many rows, the same items
+    ratings = np.column_stack([y, np.clip(y + 1, 1, 4)])
+    two = correlation_interval(x, ratings, method="kendall-c", n_resamples=50, seed=2)
+    assert two.coefficient == correlate(x, ratings, method="kendall-c").coefficient
+    assert two.low <= two.coefficient <= two.high
+    with pytest.raises(ValueError, match="n_resamples"):
+        correlation_interval(x, y, n_resamples=1)
+    with pytest.raises(ValueError, match="confidence"):
+        correlation_interval(x, y, confidence=1.5)

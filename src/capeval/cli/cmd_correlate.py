@@ -10,6 +10,7 @@ per system against the mean human score, the THumB convention).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -20,17 +21,67 @@ from typing import Any
 import numpy as np
 
 from capeval.cli.main import CLIError
-from capeval.meta_eval import METHODS, HumanJudgments, correlate, expand_ratings, kappa_grid, system_means
+from capeval.meta_eval import (
+    METHODS,
+    HumanJudgments,
+    correlate,
+    correlation_interval,
+    expand_ratings,
+    kappa_grid,
+    system_means,
+)
 from capeval.meta_eval import datasets as loaders
 from capeval.meta_eval.plots import plot_scatter
+from capeval.meta_eval.protocols import data as protocol_data
 from capeval.meta_eval.tables import FORMATS, Table
 
 __all__ = ["DATASETS", "load_judgments", "metric_scores", "register", "run"]
 
 #: Dataset formats accepted by ``--dataset``.
-DATASETS = ("flickr8k-expert-tsv", "flickr8k-expert", "flickr8k-cf", "thumb", "composite", "pascal50s")
+DATASETS = (
+    "flickr8k-expert-tsv",
+    "flickr8k-expert",
+    "flickr8k-cf",
+    "clipscore-json",
+    "thumb",
+    "composite",
+    "pascal50s",
+)
 #: Metrics reported when ``--metrics`` is not given (COCO metrics available everywhere).
 DEFAULT_METRICS = "bleu-1,bleu-4,rouge-l,cider-d"
+#: PASCAL-50S defaults of the SPICE paper's Table 4 (``capeval reproduce pascal50s-spice``, first draw).
+PASCAL50S_REFERENCES = 5
+PASCAL50S_METRIC_TIES = "right"
+
+
+def protocol_description(args: argparse.Namespace) -> str:
+    """The protocol a ``correlate`` run used, in one line (printed with every output)."""
+    kind = args.dataset
+    published = getattr(args, "protocol", "published") == "published"
+    if kind == "flickr8k-expert":
+        if published:
+            return (
+                "flickr8k-expert, published (CLIPScore/PAC-S Table 1): candidates that are captions of their own "
+                "image dropped; references = the image's 5 captions"
+            )
+        return "flickr8k-expert, loader: every judgment kept; references = the image's captions except the candidate"
+    if kind == "flickr8k-cf":
+        if published:
+            return (
+                "flickr8k-cf, published (CLIPScore/PAC-S Table 1): references = the image's captions minus every "
+                "caption judged for that image"
+            )
+        return "flickr8k-cf, loader: references = the image's captions except the candidate"
+    if kind == "pascal50s":
+        votes = "48 consensus triplets (consensus_pascal.mat)" if args.consensus else "pair_pascal.mat 'result' votes"
+        n = PASCAL50S_REFERENCES if args.n_references is None else args.n_references
+        refs = "all references" if n == 0 else f"{n} random references per pair (seed {args.seed})"
+        ties = args.metric_ties or PASCAL50S_METRIC_TIES
+        recipe = " (the SPICE paper's Table 4 recipe)" if n == 5 and ties == "right" else ""
+        return f"pascal50s{recipe}: {refs}; human label: majority of {votes}; metric ties: {ties}"
+    if kind == "clipscore-json":
+        return "clipscore-json: the file's ratings (one row each) and ground-truth references as given"
+    return f"{kind}: the file's items and references as given"
 
 
 def load_judgments(args: argparse.Namespace) -> HumanJudgments:
@@ -41,9 +92,15 @@ def load_judgments(args: argparse.Namespace) -> HumanJudgments:
     if kind in ("flickr8k-expert", "flickr8k-cf"):
         if not args.tokens:
             raise CLIError(f"--dataset {kind} needs --tokens Flickr8k.token.txt")
+        if getattr(args, "protocol", "published") == "published":
+            if kind == "flickr8k-expert":
+                return protocol_data.flickr8k_expert_files(args.judgments, args.tokens)
+            return protocol_data.flickr8k_cf_files(args.judgments, args.tokens)
         return loaders.load_flickr8k(
             args.judgments, args.tokens, kind="expert" if kind.endswith("expert") else "crowdflower"
         )
+    if kind == "clipscore-json":
+        return protocol_data.load_clipscore_json(args.judgments)
     if kind == "thumb":
         if not args.references:
             raise CLIError("--dataset thumb needs --references (the THumB references file)")
@@ -127,45 +184,75 @@ def run_pairwise(args: argparse.Namespace) -> int:
     from capeval.engines.local import evaluate
     from capeval.meta_eval import pairwise_accuracy
 
-    if not args.consensus:
-        raise CLIError("--dataset pascal50s needs --consensus consensus_pascal.mat")
-    pairs = loaders.load_pascal50s(args.judgments, args.consensus, n_references=args.n_references or None)
+    n_refs = PASCAL50S_REFERENCES if args.n_references is None else args.n_references
+    if args.consensus:
+        loaded = loaders.load_pascal50s(args.judgments, args.consensus)
+        pools = loaded.references
+        cand_a, cand_b, cats, preference = (
+            loaded.candidates_a,
+            loaded.candidates_b,
+            loaded.categories,
+            loaded.preference,
+        )
+    elif args.references:
+        votes = protocol_data.load_pascal50s_votes(args.judgments, args.references)
+        pools = votes.pools
+        cand_a, cand_b, cats, preference = votes.candidates_a, votes.candidates_b, votes.categories, votes.preference
+    else:
+        raise CLIError(
+            "--dataset pascal50s needs --consensus consensus_pascal.mat, or --references pascal50S.mat to use the "
+            "votes in pair_pascal.mat 'result'"
+        )
+    references = protocol_data.draw_references(pools, n_refs, np.random.default_rng(args.seed))
+    metric_ties = args.metric_ties or PASCAL50S_METRIC_TIES
     metric_names = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     if not metric_names:
         raise CLIError("--dataset pascal50s needs --metrics")
     wanted = [_split_metric(n, args.tokenizer) for n in metric_names]
     keys = list(dict.fromkeys(k for k, _ in wanted))
     # A and B are scored in one corpus so that CIDEr-D's document frequencies are shared.
-    n = len(pairs)
+    n = len(cand_a)
     evaluation = evaluate(
-        candidates=[*pairs.candidates_a, *pairs.candidates_b],
-        references=[*pairs.references, *pairs.references],
+        candidates=[*cand_a, *cand_b],
+        references=[*references, *references],
         metrics=keys,
         tokenizer=args.tokenizer,
     )
-    categories = list(dict.fromkeys(pairs.categories))
-    table = Table(["metric", *categories, "all"], digits=args.digits)
+    categories = list(dict.fromkeys(cats))
+    table = Table(["metric", *categories, "all", "metric ties"], digits=args.digits)
     for key, out in wanted:
         scores = evaluation.results[key].item_table[out]
         r = pairwise_accuracy(
             scores[:n],
             scores[n:],
-            pairs.preference,
-            categories=pairs.categories,
-            metric_ties=args.metric_ties,
+            preference,
+            categories=cats,
+            metric_ties=metric_ties,
             human_ties=args.human_ties,
             seed=args.seed,
         )
-        table.rows.append([out, *(100 * r.by_category[c][0] for c in categories), 100 * r.accuracy])
+        table.rows.append([out, *(100 * r.by_category[c][0] for c in categories), 100 * r.accuracy, r.metric_ties])
+    protocol = protocol_description(args)
+    if args.format == "latex":
+        table.caption = f"protocol: {protocol}"
     text = table.render(args.format)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
     print(text)
     if args.format == "text":
-        refs = len(pairs.references[0]) if pairs.references else 0
+        counts = sorted({len(r) for r in references})
+        refs = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
         print(
-            f"\nPASCAL-50S: {n:,} pairs, {refs} references each; accuracy in %; metric ties: {args.metric_ties}, "
-            f"human ties: {args.human_ties}."
+            f"\nPASCAL-50S: {n:,} pairs, {refs} references each; accuracy in %; metric ties: {metric_ties}, "
+            f"human ties: {args.human_ties}.\nprotocol: {protocol}"
+        )
+    else:
+        print(f"capeval: protocol: {protocol}", file=sys.stderr)
+    if args.metric_ties is None:
+        print(
+            "capeval: metric ties count as correct (the SPICE paper's rule); the column 'metric ties' shows how "
+            "many pairs that decides; use --metric-ties half|wrong|drop to change it",
+            file=sys.stderr,
         )
     return 0
 
@@ -180,6 +267,13 @@ def run(args: argparse.Namespace) -> int:
         judgments = _without_systems(judgments, [s.strip() for s in args.exclude_systems.split(",") if s.strip()])
     if args.limit:
         judgments = judgments.head(args.limit)
+    if args.n_references:
+        judgments = dataclasses.replace(
+            judgments,
+            references=protocol_data.draw_references(
+                judgments.references, args.n_references, np.random.default_rng(args.seed)
+            ),
+        )
     methods = [m.strip() for m in args.coefficients.split(",") if m.strip()]
     for m in methods:
         if m not in METHODS:
@@ -210,6 +304,8 @@ def run(args: argparse.Namespace) -> int:
     for level in levels:
         for m in methods:
             header += [f"{level} {m}", "p"]
+            if args.bootstrap and level == "item":
+                header += ["ci low", "ci high"]
     try:
         kappa_levels = [float(t) for t in args.kappa.split(",") if t.strip()]
     except ValueError:
@@ -217,6 +313,11 @@ def run(args: argparse.Namespace) -> int:
     for t in kappa_levels:
         header += [f"kappa (human>={t:g})", "at metric>="]
     table = Table(header, digits=args.digits)
+    protocol = protocol_description(args)
+    if args.n_references:
+        protocol += f"; {args.n_references} random references per item (seed {args.seed})"
+    if args.format == "latex":
+        table.caption = f"protocol: {protocol}"
     n_rows: dict[str, int] = {}
     for name, scores in items.items():
         row: list[Any] = [name]
@@ -236,6 +337,9 @@ def run(args: argparse.Namespace) -> int:
                     r = correlate(corpus, judgments.mean_ratings(), method=m, level="system", systems=judgments.systems)
                 n_rows[level] = r.n
                 row += [r.coefficient, r.p_value]
+                if args.bootstrap and level == "item":
+                    ci = correlation_interval(scores, ratings, method=m, n_resamples=args.bootstrap, seed=args.seed)
+                    row += [ci.low, ci.high]
         table.rows.append(row + kappa_row)
     text = table.render(args.format)
     counts = ", ".join(f"{level}: n={n}" for level, n in n_rows.items())
@@ -245,8 +349,13 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "text":
         rows_note = "one row per individual rating" if args.ratings == "individual" else "mean rating per item"
         print(f"\n{judgments.name}: {len(judgments):,} items ({counts}; item level: {rows_note}).")
+        print(f"protocol: {protocol}")
+        if args.bootstrap:
+            print(f"ci: 95% percentile bootstrap over items, {args.bootstrap} resamples, seed {args.seed}")
         for sig in signatures.values():
             print(f"  {sig}")
+    if args.format != "text":
+        print(f"capeval: protocol: {protocol}", file=sys.stderr)
     if args.cumulative:
         if judgments.systems is None:
             raise CLIError(f"--cumulative needs a dataset with systems; {judgments.name} has none")
@@ -301,7 +410,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dataset", choices=DATASETS, required=True, help="format of the judgments file")
     parser.add_argument("--judgments", required=True, help="the human-judgment file")
     parser.add_argument("--tokens", help="Flickr8k.token.txt (flickr8k-expert, flickr8k-cf)")
-    parser.add_argument("--references", help="references file (thumb: its jsonl; composite: JSON {image: [captions]})")
+    parser.add_argument(
+        "--references",
+        help="references file (thumb: its jsonl; composite: JSON {image: [captions]}; pascal50s: pascal50S.mat)",
+    )
     parser.add_argument(
         "--metrics",
         default=DEFAULT_METRICS,
@@ -326,15 +438,30 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--plot", help="scatter plot file (.png/.svg/.pdf); with --level both, items go to <name>-items"
     )
-    parser.add_argument("--consensus", help="pascal50s: consensus_pascal.mat (--judgments is pair_pascal.mat)")
     parser.add_argument(
-        "--n-references", type=int, default=5, help="pascal50s: references per pair (default 5; 0 = all 48)"
+        "--protocol",
+        choices=("published", "loader"),
+        default="published",
+        help="flickr8k-expert/flickr8k-cf: 'published' (default) drops Expert candidates that are captions of their "
+        "own image and removes every judged caption from CF references, as the CLIPScore/PAC-S tables do; "
+        "'loader' keeps every judgment and removes only the candidate itself",
+    )
+    parser.add_argument(
+        "--consensus",
+        help="pascal50s: consensus_pascal.mat (48 votes per pair); without it, --references pascal50S.mat and the "
+        "votes in pair_pascal.mat 'result'",
+    )
+    parser.add_argument(
+        "--n-references",
+        type=int,
+        default=None,
+        help="references per item drawn at random with --seed (pascal50s default 5, 0 = all; other datasets: all)",
     )
     parser.add_argument(
         "--metric-ties",
-        default="half",
+        default=None,
         choices=("half", "wrong", "right", "drop"),
-        help="pascal50s: credit for equal metric scores (default half)",
+        help="pascal50s: credit for equal metric scores (default right: ties count as correct, the SPICE paper)",
     )
     parser.add_argument(
         "--human-ties",
@@ -342,9 +469,17 @@ def register(subparsers: Any) -> None:
         choices=("drop", "half", "random"),
         help="pascal50s: pairs with equal votes (default drop)",
     )
-    parser.add_argument("--seed", type=int, default=12345, help="pascal50s: seed for --human-ties random")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the reference draws (--n-references) and of --human-ties random"
+    )
     parser.add_argument(
         "--kappa", default="", help="human thresholds (e.g. 3,4): add the best Cohen's kappa per threshold"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        help="item level: add a 95%% percentile bootstrap interval from N resamples of the items (seed --seed)",
     )
     parser.add_argument("--cumulative", help="plot cumulative human-score distributions per system to this file")
     parser.add_argument("--exclude-systems", default="", help="comma-separated systems to leave out (e.g. Human)")

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from capeval.meta_eval.correlation import (
     METHODS,
+    CorrelationInterval,
     CorrelationResult,
     correlate,
+    correlation_interval,
     expand_ratings,
     kendall_tau,
     pearson,
@@ -39,6 +41,7 @@ from capeval.meta_eval.words import WordAgreement, pk_model_curve, precision_at_
 
 __all__ = [
     "METHODS",
+    "CorrelationInterval",
     "CorrelationResult",
     "Fold",
     "HumanAgreementTable",
@@ -49,6 +52,7 @@ __all__ = [
     "WordAgreement",
     "cohen_kappa",
     "correlate",
+    "correlation_interval",
     "cumulative_by_system",
     "cumulative_distribution",
     "distractor_accuracy",
