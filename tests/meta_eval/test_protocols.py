@@ -47,9 +47,33 @@ def test_every_protocol_has_files_recipe_and_published_entry() -> None:
         assert name in PUBLISHED
     for tables in PUBLISHED.values():
         for table in tables:
-            assert table.source and all(isinstance(v, float) for v in table.values.values())
+            assert table.source and table.checked and all(isinstance(v, float) for v in table.values.values())
     with pytest.raises(ValueError, match="unknown protocol 'nope'; choose from"):
         get_protocol("nope")
+
+
+def test_published_values_name_their_table_and_whether_they_were_checked() -> None:
+    from capeval.meta_eval.protocols import _published
+
+    # CLIPScore's Flickr8K-CF table (Table 2) has no BLEU-1 row: that value is PAC-S's.
+    assert _published("flickr8k-cf", "bleu-1", "tau-b") == (
+        17.9,
+        "Sarto et al. 2023, PAC-S (CVPR), Table 1 (Flickr8K-CF, tau-b and tau-c)",
+        True,
+    )
+    assert _published("flickr8k-cf", "cider-d", "tau-b")[:2] == (
+        24.6,
+        "Hessel et al. 2021, CLIPScore (EMNLP), Table 2 (Flickr8K-CF, tau-b)",
+    )
+    assert _published("composite", "meteor", "tau-c")[1].endswith("Table 3 (Composite, tau-c)")
+    # SPICE rows of PAC-S Table 1 and the whole SPICE-paper PASCAL-50S table are not checked.
+    assert _published("flickr8k-expert", "spice", "tau-b")[::2] == (51.7, False)
+    assert _published("flickr8k-cf", "spice", "tau-c")[::2] == (12.0, False)
+    assert all(not t.verified for t in PUBLISHED["pascal50s-spice"])
+    # CLIPScore Table 4 has no BLEU-1 row.
+    assert _published("pascal50s-clipscore", "bleu-1", "HC")[0] is None
+    assert _published("pascal50s-clipscore", "cider-d", "mean")[::2] == (79.6, True)
+    assert PUBLISHED["thumb"] == []
 
 
 def test_flickr8k_expert_recipe_drops_own_captions(flickr_dir: Path, scorer: EngineScorer) -> None:
@@ -126,7 +150,7 @@ def test_pascal50s_recipe(pascal_dir: Path, scorer: EngineScorer) -> None:
     row = next(r for r in result.rows if r.metric == "cider-d" and r.statistic == "MM")
     assert row.ours == pytest.approx(np.mean(per_draw))
     assert row.spread == (min(per_draw), max(per_draw))
-    assert row.published == 64.2 and "SPICE" in row.source
+    assert row.published == 64.2 and "SPICE" in row.source and not row.verified  # no copy of Table 4 to check
     assert any("pair_pascal.mat 'result'" in n for n in result.notes)
     assert any("changed from the published recipe" in n for n in result.notes)
     again = reproduce("pascal50s-spice", pascal_dir, scorer, draws=3)

@@ -68,8 +68,8 @@ def protocol_description(args: argparse.Namespace) -> str:
     if kind == "flickr8k-cf":
         if published:
             return (
-                "flickr8k-cf, published (CLIPScore/PAC-S Table 1): references = the image's captions minus every "
-                "caption judged for that image"
+                "flickr8k-cf, published (CLIPScore Table 2, PAC-S Table 1): references = the image's captions minus "
+                "every caption judged for that image"
             )
         return "flickr8k-cf, loader: references = the image's captions except the candidate"
     if kind == "pascal50s":

@@ -58,6 +58,10 @@ class EngineScorer:
         return {out: float(evaluation.results[key].scores[out]) for key, out in self.wanted}
 
 
+#: Marker of a published value not checked against a copy of its table.
+UNVERIFIED = "(unverified)"
+
+
 def render(result: Reproduction, fmt: str, digits: int = 2) -> str:
     """The table ours / published / difference (with the spread over draws when there is one)."""
     if fmt == "json":
@@ -77,13 +81,22 @@ def render(result: Reproduction, fmt: str, digits: int = 2) -> str:
         cells: list[Any] = [r.metric, r.statistic, r.ours]
         if spread:
             cells += list(r.spread) if r.spread else [None, None]
-        cells += [r.published, r.difference]
+        published: Any = r.published
+        if published is not None and not r.verified:
+            published = f"{published:.{digits}f} {UNVERIFIED}"
+        cells += [published, r.difference]
         table.rows.append(cells)
     text = table.render(fmt)
     if fmt == "text":
-        sources = list(dict.fromkeys(r.source for r in result.rows if r.published is not None))
-        lines = [text, "", *(f"published: {s}" for s in sources), *result.notes]
-        text = "\n".join(lines)
+        sources = dict.fromkeys((r.source, r.verified) for r in result.rows if r.published is not None)
+        lines = [text, ""]
+        lines += [f"published: {s}" if ok else f"published {UNVERIFIED}: {s}" for s, ok in sources]
+        if not all(ok for _, ok in sources):
+            lines.append(
+                f"{UNVERIFIED}: a value not checked against a copy of the cited table; "
+                "its difference is not a difference from the paper"
+            )
+        text = "\n".join([*lines, *result.notes])
     return text
 
 

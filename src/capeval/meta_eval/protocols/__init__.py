@@ -68,6 +68,8 @@ class Row:
         published: The paper's value, or ``None`` when the table has none.
         source: Citation of the published value.
         spread: ``(min, max)`` over reference draws, when the protocol draws references.
+        verified: ``False`` when the published value could not be checked against a copy of
+            the cited table (see :mod:`capeval.meta_eval.protocols.published`).
     """
 
     metric: str
@@ -76,6 +78,7 @@ class Row:
     published: float | None = None
     source: str = ""
     spread: tuple[float, float] | None = None
+    verified: bool = True
 
     @property
     def difference(self) -> float | None:
@@ -83,13 +86,14 @@ class Row:
         return None if self.published is None else self.ours - self.published
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready fields (``metric``, ``statistic``, ``ours``, ``published``, ``source`` ...)."""
+        """JSON-ready fields (``metric``, ``statistic``, ``ours``, ``published``, ``source``, ``verified`` ...)."""
         out: dict[str, object] = {
             "metric": self.metric,
             "statistic": self.statistic,
             "ours": self.ours,
             "published": self.published,
             "source": self.source,
+            "verified": self.verified,
         }
         if self.spread is not None:
             out["spread"] = list(self.spread)
@@ -145,17 +149,17 @@ class Protocol:
     all_files: bool = True
 
 
-def _published(name: str, metric: str, statistic: str) -> tuple[float | None, str]:
+def _published(name: str, metric: str, statistic: str) -> tuple[float | None, str, bool]:
     tables: list[PublishedTable] = PUBLISHED.get(name, [])
     for table in tables:
         if (metric, statistic) in table.values:
-            return table.values[(metric, statistic)], table.source
-    return None, tables[0].source if tables else ""
+            return table.values[(metric, statistic)], table.source, table.verified
+    return None, tables[0].source if tables else "", True
 
 
 def _row(protocol: str, metric: str, statistic: str, ours: float, spread: tuple[float, float] | None = None) -> Row:
-    value, source = _published(protocol, metric, statistic)
-    return Row(metric, statistic, ours, value, source, spread)
+    value, source, verified = _published(protocol, metric, statistic)
+    return Row(metric, statistic, ours, value, source, spread, verified)
 
 
 def _correlation_rows(
@@ -342,7 +346,7 @@ PROTOCOLS: dict[str, Protocol] = {
         ),
         Protocol(
             "flickr8k-cf",
-            "Flickr8K-CF, Kendall tau-b and tau-c (CLIPScore Table 1, PAC-S Table 1)",
+            "Flickr8K-CF, Kendall tau-b and tau-c (CLIPScore Table 2, PAC-S Table 1)",
             ("CrowdFlowerAnnotations.txt", "Flickr8k.token.txt"),
             "Items: every line of CrowdFlowerAnnotations.txt (47,830 on the full set), rating = fraction of "
             "'yes'; references: the image's captions minus every caption judged for that image; Kendall "
@@ -368,7 +372,7 @@ PROTOCOLS: dict[str, Protocol] = {
         ),
         Protocol(
             "composite",
-            "COMPOSITE correctness, Kendall tau-c (CLIPScore Table 2)",
+            "COMPOSITE correctness, Kendall tau-c (CLIPScore Table 3)",
             (
                 "8k_correctness.csv",
                 "30k_correctness.csv",
