@@ -1,12 +1,8 @@
-"""Leaderboard assembly and visibility rules, shared by the pages, the API and the exports.
+"""Leaderboard assembly, shared by the pages, the API and the exports.
 
-Visibility, in one place:
-
-* corpus scores of a phase are shown to everyone when ``scores_visible == "always"``, after
-  the phase ends for ``"after_end"``, and to hosts only otherwise (hosts always see them);
-* per-image scores and references exist only for ``public`` splits, and only for the
-  submitting team and hosts; hidden splits never expose either, to anyone;
-* private submissions appear only to their team and to hosts.
+What each viewer sees is decided by :func:`capeval.server.domain.visibility.access`. Significance
+markers are read from the comparisons the workers computed (:mod:`.significance`); a view never
+runs a bootstrap. CSV exports neutralize cells a spreadsheet would run as a formula.
 """
 
 from __future__ import annotations
@@ -15,72 +11,35 @@ import csv
 import io
 import json
 import re
-import threading
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from capeval.server.models import Challenge, Phase, Result, Split, Submission, User, utcnow
-from capeval.server.scoring import compare_to_baseline
+from capeval.server.db import Database
+from capeval.server.domain.states import SubmissionState
+from capeval.server.domain.visibility import access
+from capeval.server.models import Challenge, Result, Submission, User, utcnow
+from capeval.server.services.challenges import get_challenge
+from capeval.server.services.significance import PENDING, read_comparisons, request_comparisons
 
 __all__ = [
     "Leaderboard",
     "LeaderboardRow",
-    "SignificanceCache",
     "SplitBoard",
     "build_leaderboard",
-    "can_see_items",
+    "csv_cell",
+    "display_columns",
     "latest_results",
     "leaderboard_csv",
+    "leaderboard_for",
     "leaderboard_json",
-    "scores_visible",
 ]
-
-#: Significance cache size (entries are small dicts); results are immutable, so entries never go stale.
-_SIG_CACHE_MAX = 20_000
-
-
-class SignificanceCache:
-    """Paired-bootstrap outcomes keyed by (baseline result, entry result, column, resamples, seed).
-
-    One per application (result ids are only unique within one database).
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.data: dict[tuple[int, int, str, int, int], dict[str, float] | None] = {}
 
 
 #: SPICE outputs hidden from the HTML table: precision/recall parts (``spice-pr``, ``spice-object-re``).
 _SPICE_DETAIL = re.compile(r"^spice(-[a-z]+)?-(pr|re)$")
-
-
-def scores_visible(phase: Phase, user: User | None, now: datetime | None = None) -> bool:
-    """Whether ``user`` may see corpus scores of submissions to ``phase``."""
-    if user is not None and user.is_host:
-        return True
-    if phase.scores_visible == "always":
-        return True
-    if phase.scores_visible == "after_end":
-        return phase.ends_at is not None and (now or utcnow()) >= phase.ends_at
-    return False
-
-
-def can_see_items(split: Split, submission: Submission, user: User | None) -> bool:
-    """Whether ``user`` may see per-image scores and references of ``submission`` on ``split``."""
-    if split.visibility != "public" or user is None:
-        return False
-    return user.is_host or user.team_id == submission.team_id
-
-
-def can_see_submission(submission: Submission, user: User | None) -> bool:
-    """Public and baseline submissions are listed for everyone; private ones for their team and hosts."""
-    if submission.is_public or submission.is_baseline:
-        return True
-    return user is not None and (user.is_host or user.team_id == submission.team_id)
 
 
 def latest_results(session: Session, submission_ids: list[int]) -> dict[tuple[int, int], Result]:
@@ -109,6 +68,8 @@ class LeaderboardRow:
     scores: dict[str, float] | None
     significance: dict[str, dict[str, float] | None] = field(default_factory=dict)
     drilldown: bool = False
+    #: The comparison with the reference entry waits for a worker.
+    significance_pending: bool = False
 
 
 @dataclass
@@ -144,30 +105,6 @@ def display_columns(columns: list[str]) -> list[str]:
     return [c for c in columns if not _SPICE_DETAIL.match(c)]
 
 
-def _significance(
-    cache: SignificanceCache, base: Result, row: Result, columns: list[str], n_resamples: int, seed: int
-) -> dict[str, dict[str, float] | None]:
-    out: dict[str, dict[str, float] | None] = {}
-    base_items: dict[str, Any] | None = None
-    row_items: dict[str, Any] | None = None
-    for column in columns:
-        key = (base.id, row.id, column, n_resamples, seed)
-        with cache.lock:
-            if key in cache.data:
-                out[column] = cache.data[key]
-                continue
-        if base_items is None:
-            base_items = json.loads(base.items_json)
-            row_items = json.loads(row.items_json)
-        value = compare_to_baseline(base_items, row_items or {}, column, n_resamples=n_resamples, seed=seed)
-        with cache.lock:
-            if len(cache.data) > _SIG_CACHE_MAX:
-                cache.data.clear()
-            cache.data[key] = value
-        out[column] = value
-    return out
-
-
 def build_leaderboard(
     session: Session,
     challenge: Challenge,
@@ -175,59 +112,63 @@ def build_leaderboard(
     *,
     n_resamples: int,
     seed: int,
-    cache: SignificanceCache | None = None,
     versus: int | None = None,
-) -> Leaderboard:
+) -> tuple[Leaderboard, list[tuple[int, int]]]:
     """Assemble every split table of ``challenge`` as ``user`` may see it.
 
-    Significance is computed against the baseline entry, or against submission ``versus`` when
-    that entry is visible on the split.
+    Significance is read against the baseline entry, or against submission ``versus`` when that
+    entry is visible on the split. Returns the board and the comparisons not recorded yet.
     """
     now = utcnow()
     phases = {p.id: p for p in challenge.phases}
-    submissions = list(
-        session.scalars(
-            select(Submission)
-            .where(Submission.phase_id.in_(list(phases)), Submission.status == "finished")
-            .order_by(Submission.id)
-        )
+    finished = session.scalars(
+        select(Submission)
+        .where(Submission.phase_id.in_(list(phases)), Submission.status == SubmissionState.FINISHED)
+        .order_by(Submission.id)
     )
-    submissions = [s for s in submissions if can_see_submission(s, user)]
-    results = latest_results(session, [s.id for s in submissions])
+    visible = [(s, access(user, s, phases[s.phase_id], now)) for s in finished]
+    visible = [(s, a) for s, a in visible if a.listed]
+    results = latest_results(session, [s.id for s, _ in visible])
     boards = []
+    missing: list[tuple[int, int]] = []
     for split in challenge.splits:
-        entries = [(s, results[(s.id, split.id)]) for s in submissions if (s.id, split.id) in results]
+        entries = [(s, a, results[(s.id, split.id)]) for s, a in visible if (s.id, split.id) in results]
         columns: list[str] = []
         signatures: dict[str, str] = {}
-        for _, result in entries:
+        for _, _, result in entries:
             for name in json.loads(result.scores_json):
                 if name not in columns:
                     columns.append(name)
             signatures.update(json.loads(result.signatures_json))
-        chosen = next((r for s, r in entries if versus is not None and s.id == versus), None)
-        baseline = chosen or next((r for s, r in reversed(entries) if s.is_baseline), None)
-        reference_id = next((s.id for s, r in entries if r is baseline), None)
+        chosen = next((e for e in entries if versus is not None and e[0].id == versus and e[1].scores), None)
+        reference = chosen or next((e for e in reversed(entries) if e[0].is_baseline and e[1].scores), None)
+        compared = {}
+        if reference is not None:
+            others = [r.id for s, a, r in entries if a.scores and r is not reference[2]]
+            compared = read_comparisons(session, reference[2].id, others, n_resamples, seed)
+            missing += [(reference[2].id, rid) for rid in others if rid not in compared]
         hidden_any = False
         rows = []
-        for submission, result in entries:
-            phase = phases[submission.phase_id]
-            visible = scores_visible(phase, user, now)
-            hidden_any = hidden_any or not visible
+        for submission, acc, result in entries:
+            hidden_any = hidden_any or not acc.scores
             row = LeaderboardRow(
                 submission_id=submission.id,
                 team=submission.team.name,
                 method=submission.method_name or f"submission {submission.id}",
-                phase=phase.name,
+                phase=phases[submission.phase_id].name,
                 created_at=submission.created_at.strftime("%Y-%m-%d %H:%M UTC"),
                 is_baseline=submission.is_baseline,
                 is_public=submission.is_public,
                 own=user is not None and user.team_id == submission.team_id,
-                scores=json.loads(result.scores_json) if visible else None,
-                drilldown=can_see_items(split, submission, user),
+                scores=json.loads(result.scores_json) if acc.scores else None,
+                drilldown=acc.items(split.name),
             )
-            if visible and cache is not None and baseline is not None and result is not baseline:
-                columns_shown = display_columns(columns)
-                row.significance = _significance(cache, baseline, result, columns_shown, n_resamples, seed)
+            if acc.scores and reference is not None and result is not reference[2]:
+                value = compared.get(result.id, PENDING)
+                if value == PENDING:
+                    row.significance_pending = True
+                else:
+                    row.significance = value
             rows.append(row)
         if hidden_any and not any(r.scores for r in rows):
             signatures = {}
@@ -242,15 +183,30 @@ def build_leaderboard(
                 rows=rows,
                 signatures=signatures,
                 scores_hidden=hidden_any,
-                baseline_id=reference_id,
+                baseline_id=reference[0].id if reference is not None else None,
             )
         )
-    return Leaderboard(
+    board = Leaderboard(
         slug=challenge.slug,
         title=challenge.title,
         boards=boards,
         bootstrap={"n_resamples": n_resamples, "seed": seed},
     )
+    return board, missing
+
+
+def leaderboard_for(
+    db: Database, slug: str, user: User | None, *, n_resamples: int, seed: int, versus: int | None = None
+) -> Leaderboard:
+    """The leaderboard of ``slug`` for ``user``; comparisons it lacks are requested from the workers."""
+    with db.read() as session:
+        board, missing = build_leaderboard(
+            session, get_challenge(session, slug), user, n_resamples=n_resamples, seed=seed, versus=versus
+        )
+    if missing:
+        with db.write() as session:
+            request_comparisons(session, missing, n_resamples, seed)
+    return board
 
 
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
@@ -268,6 +224,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 "signatures": b.signatures,
                 "scores_hidden": b.scores_hidden,
                 "compared_to": b.baseline_id,
+                "significance_pending": any(r.significance_pending for r in b.rows),
                 "entries": [
                     {
                         "submission_id": r.submission_id,
@@ -287,6 +244,17 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
     }
 
 
+#: First characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text: strings starting like a formula get a leading ``'``."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def leaderboard_csv(board: Leaderboard) -> str:
     """CSV export: one line per (split, entry); hidden scores are empty cells."""
     columns: list[str] = []
@@ -300,11 +268,11 @@ def leaderboard_csv(board: Leaderboard) -> str:
             scores = r.scores or {}
             writer.writerow(
                 [
-                    b.split,
+                    csv_cell(b.split),
                     r.submission_id,
-                    r.team,
-                    r.method,
-                    r.phase,
+                    csv_cell(r.team),
+                    csv_cell(r.method),
+                    csv_cell(r.phase),
                     r.created_at,
                     int(r.is_baseline),
                     *(f"{scores[c]:.6f}" if c in scores else "" for c in columns),
