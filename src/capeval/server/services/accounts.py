@@ -55,6 +55,8 @@ def _check_password(password: str) -> None:
 
 
 def _clean_team_name(team_name: str) -> str:
+    if _TEAM_BAD.search(team_name.replace("\t", " ")):
+        raise InvalidInput("bad_team", "team name must not contain control characters or line breaks")
     name = " ".join(team_name.split())
     if not name:
         raise InvalidInput("bad_team", "team name must contain a visible character")
