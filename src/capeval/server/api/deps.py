@@ -44,12 +44,12 @@ BODY_LIMITS = JsonLimits(max_depth=4, max_int_digits=20, max_string_chars=4096)
 MAX_SMALL_BODY = 64 * 1024
 
 
-def get_ctx(request: Request) -> ServerContext:
+async def get_ctx(request: Request) -> ServerContext:
     """The server context built by ``create_app``."""
     return request.app.state.ctx  # type: ignore[no-any-return]
 
 
-def get_db(ctx: Annotated[ServerContext, Depends(get_ctx)]) -> Database:
+async def get_db(ctx: Annotated[ServerContext, Depends(get_ctx)]) -> Database:
     """The database."""
     return ctx.db
 
