@@ -422,3 +422,26 @@ def test_csv_export_neutralizes_formulas(server):
     for line in text.splitlines()[1:]:
         for cell in line.split(","):
             assert not cell.startswith(("=", "+", "@")), line
+
+
+def test_a_server_failure_is_an_html_page_for_browsers_and_json_for_api_clients(tmp_path, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from capeval.server.web import challenges as pages
+
+    from .support import make_server
+
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
+
+    def broken(db):
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(pages, "list_challenges", broken)
+    client = TestClient(server.app, raise_server_exceptions=False)
+    page = client.get("/", headers={"accept": "text/html"})
+    assert page.status_code == 500 and page.headers["content-type"].startswith("text/html")
+    assert 'role="alert"' in page.text and "on fire" not in page.text
+    api = client.get("/", headers={"accept": "application/json"})
+    assert api.status_code == 500 and api.json()["error"] == "internal_error"
+    client.close()
+    server.db.dispose()

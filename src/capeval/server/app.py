@@ -19,7 +19,7 @@ from capeval._version import __version__
 from capeval.server.api import accounts, challenges, host, leaderboard, meta, submissions
 from capeval.server.api.errors import install_error_handler
 from capeval.server.api.middleware import BodyLimitMiddleware, SecurityHeadersMiddleware
-from capeval.server.config import Settings
+from capeval.server.config import Settings, resolve_settings
 from capeval.server.db import Database, upgrade_schema
 from capeval.server.scoring import available_metrics, scorer_version
 from capeval.server.services.context import ServerContext
@@ -52,11 +52,12 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     """Build the application.
 
     Args:
-        settings: Resolved server settings (default: :class:`Settings` defaults).
+        settings: Resolved server settings (default: :func:`resolve_settings` with no config file:
+            the defaults and the ``CAPEVAL_*`` environment).
         db: An existing database handle (default: one for ``settings.database_url``).
         migrate: Run the schema migrations at start-up.
     """
-    settings = settings or Settings()
+    settings = settings or resolve_settings()[0]
     db = db or Database(settings.database_url)
     if migrate:
         upgrade_schema(db)
