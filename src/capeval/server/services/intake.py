@@ -16,7 +16,7 @@ import io
 import re
 import stat
 import zipfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from capeval.server.domain.errors import InvalidInput, TooLarge, UnprocessableResults, UnsupportedType
@@ -161,6 +161,43 @@ def parse_upload(
     )
 
 
+def _check_item(
+    index: int, item: object, max_caption_chars: int, fail: Callable[[str, str], UnprocessableResults]
+) -> tuple[int, str]:
+    """The ``(image_id, caption)`` of one results item, or the first problem with it."""
+    if not isinstance(item, dict):
+        raise fail("item_not_object", f"item {index} must be an object, got {type(item).__name__}")
+    if "image_id" not in item:
+        raise fail("missing_image_id", f"item {index} has no 'image_id'")
+    if "caption" not in item:
+        raise fail("missing_caption", f"item {index} has no 'caption'")
+    image_id = item["image_id"]
+    caption = item["caption"]
+    if isinstance(image_id, bool) or not isinstance(image_id, int):
+        raise fail("bad_image_id_type", f"item {index}: image_id must be an integer, got {type(image_id).__name__}")
+    if not isinstance(caption, str):
+        raise fail(
+            "bad_caption_type",
+            f"item {index} (image_id {image_id}): caption must be a string, got {type(caption).__name__}",
+        )
+    if not caption.strip():
+        raise fail("empty_caption", f"item {index} (image_id {image_id}): caption is empty")
+    if len(caption) > max_caption_chars:
+        raise fail(
+            "caption_too_long",
+            f"item {index} (image_id {image_id}): caption has {len(caption)} characters; "
+            f"at most {max_caption_chars} allowed",
+        )
+    bad = _FORBIDDEN_IN_CAPTION.search(caption)
+    if bad is not None:
+        raise fail(
+            "bad_caption",
+            f"item {index} (image_id {image_id}): caption contains the control character "
+            f"U+{ord(bad.group()):04X} at position {bad.start()}; captions are one line of text",
+        )
+    return image_id, caption
+
+
 def validate_results(
     document: object,
     expected_ids: Collection[int],
@@ -195,36 +232,7 @@ def validate_results(
     seen: dict[int, int] = {}
     captions: dict[int, str] = {}
     for index, item in enumerate(document):
-        if not isinstance(item, dict):
-            raise fail("item_not_object", f"item {index} must be an object, got {type(item).__name__}")
-        if "image_id" not in item:
-            raise fail("missing_image_id", f"item {index} has no 'image_id'")
-        if "caption" not in item:
-            raise fail("missing_caption", f"item {index} has no 'caption'")
-        image_id = item["image_id"]
-        caption = item["caption"]
-        if isinstance(image_id, bool) or not isinstance(image_id, int):
-            raise fail("bad_image_id_type", f"item {index}: image_id must be an integer, got {type(image_id).__name__}")
-        if not isinstance(caption, str):
-            raise fail(
-                "bad_caption_type",
-                f"item {index} (image_id {image_id}): caption must be a string, got {type(caption).__name__}",
-            )
-        if not caption.strip():
-            raise fail("empty_caption", f"item {index} (image_id {image_id}): caption is empty")
-        if len(caption) > max_caption_chars:
-            raise fail(
-                "caption_too_long",
-                f"item {index} (image_id {image_id}): caption has {len(caption)} characters; "
-                f"at most {max_caption_chars} allowed",
-            )
-        bad = _FORBIDDEN_IN_CAPTION.search(caption)
-        if bad is not None:
-            raise fail(
-                "bad_caption",
-                f"item {index} (image_id {image_id}): caption contains the control character "
-                f"U+{ord(bad.group()):04X} at position {bad.start()}; captions are one line of text",
-            )
+        image_id, caption = _check_item(index, item, max_caption_chars, fail)
         if image_id not in expected:
             raise fail("unknown_image_id", f"item {index}: image_id {image_id} is not an image of this phase")
         if image_id in seen:

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from capeval.server.db import Database
 from capeval.server.domain.states import SubmissionState
-from capeval.server.domain.visibility import access
-from capeval.server.models import Challenge, Result, Submission, User, utcnow
+from capeval.server.domain.visibility import Access, access
+from capeval.server.models import Challenge, Phase, Result, Split, Submission, User, utcnow
 from capeval.server.services.challenges import get_challenge
 from capeval.server.services.significance import PENDING, read_comparisons, request_comparisons
 
@@ -105,6 +105,9 @@ def display_columns(columns: list[str]) -> list[str]:
     return [c for c in columns if not _SPICE_DETAIL.match(c)]
 
 
+Entry = tuple[Submission, Access, Result]
+
+
 def build_leaderboard(
     session: Session,
     challenge: Challenge,
@@ -133,59 +136,14 @@ def build_leaderboard(
     missing: list[tuple[int, int]] = []
     for split in challenge.splits:
         entries = [(s, a, results[(s.id, split.id)]) for s, a in visible if (s.id, split.id) in results]
-        columns: list[str] = []
-        signatures: dict[str, str] = {}
-        for _, _, result in entries:
-            for name in json.loads(result.scores_json):
-                if name not in columns:
-                    columns.append(name)
-            signatures.update(json.loads(result.signatures_json))
         chosen = next((e for e in entries if versus is not None and e[0].id == versus and e[1].scores), None)
         reference = chosen or next((e for e in reversed(entries) if e[0].is_baseline and e[1].scores), None)
-        compared = {}
+        compared: dict[int, Any] = {}
         if reference is not None:
             others = [r.id for s, a, r in entries if a.scores and r is not reference[2]]
             compared = read_comparisons(session, reference[2].id, others, n_resamples, seed)
             missing += [(reference[2].id, rid) for rid in others if rid not in compared]
-        hidden_any = False
-        rows = []
-        for submission, acc, result in entries:
-            hidden_any = hidden_any or not acc.scores
-            row = LeaderboardRow(
-                submission_id=submission.id,
-                team=submission.team.name,
-                method=submission.method_name or f"submission {submission.id}",
-                phase=phases[submission.phase_id].name,
-                created_at=submission.created_at.strftime("%Y-%m-%d %H:%M UTC"),
-                is_baseline=submission.is_baseline,
-                is_public=submission.is_public,
-                own=user is not None and user.team_id == submission.team_id,
-                scores=json.loads(result.scores_json) if acc.scores else None,
-                drilldown=acc.items(split.name),
-            )
-            if acc.scores and reference is not None and result is not reference[2]:
-                value = compared.get(result.id, PENDING)
-                if value == PENDING:
-                    row.significance_pending = True
-                else:
-                    row.significance = value
-            rows.append(row)
-        if hidden_any and not any(r.scores for r in rows):
-            signatures = {}
-        boards.append(
-            SplitBoard(
-                split=split.name,
-                visibility=split.visibility,
-                n_images=split.n_images,
-                nrefs=split.nrefs,
-                columns=columns,
-                shown_columns=display_columns(columns),
-                rows=rows,
-                signatures=signatures,
-                scores_hidden=hidden_any,
-                baseline_id=reference[0].id if reference is not None else None,
-            )
-        )
+        boards.append(_split_board(split, entries, reference, compared, user, phases))
     board = Leaderboard(
         slug=challenge.slug,
         title=challenge.title,
@@ -193,6 +151,57 @@ def build_leaderboard(
         bootstrap={"n_resamples": n_resamples, "seed": seed},
     )
     return board, missing
+
+
+def _split_board(
+    split: Split,
+    entries: list[Entry],
+    reference: Entry | None,
+    compared: dict[int, Any],
+    user: User | None,
+    phases: dict[int, Phase],
+) -> SplitBoard:
+    columns: list[str] = []
+    signatures: dict[str, str] = {}
+    for _, _, result in entries:
+        for name in json.loads(result.scores_json):
+            if name not in columns:
+                columns.append(name)
+        signatures.update(json.loads(result.signatures_json))
+    rows = []
+    for submission, acc, result in entries:
+        row = LeaderboardRow(
+            submission_id=submission.id,
+            team=submission.team.name,
+            method=submission.method_name or f"submission {submission.id}",
+            phase=phases[submission.phase_id].name,
+            created_at=submission.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+            is_baseline=submission.is_baseline,
+            is_public=submission.is_public,
+            own=user is not None and user.team_id == submission.team_id,
+            scores=json.loads(result.scores_json) if acc.scores else None,
+            drilldown=acc.items(split.name),
+        )
+        if acc.scores and reference is not None and result is not reference[2]:
+            value = compared.get(result.id, PENDING)
+            row.significance_pending = value == PENDING
+            row.significance = {} if value == PENDING else value
+        rows.append(row)
+    hidden_any = any(not acc.scores for _, acc, _ in entries)
+    if hidden_any and not any(r.scores for r in rows):
+        signatures = {}
+    return SplitBoard(
+        split=split.name,
+        visibility=split.visibility,
+        n_images=split.n_images,
+        nrefs=split.nrefs,
+        columns=columns,
+        shown_columns=display_columns(columns),
+        rows=rows,
+        signatures=signatures,
+        scores_hidden=hidden_any,
+        baseline_id=reference[0].id if reference is not None else None,
+    )
 
 
 def leaderboard_for(
