@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from capeval.server.db import Database
 from capeval.server.domain.states import SubmissionState
@@ -127,6 +127,7 @@ def build_leaderboard(
     finished = session.scalars(
         select(Submission)
         .where(Submission.phase_id.in_(list(phases)), Submission.status == SubmissionState.FINISHED)
+        .options(selectinload(Submission.team))
         .order_by(Submission.id)
     )
     visible = [(s, access(user, s, phases[s.phase_id], now)) for s in finished]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,6 +26,10 @@ log = logging.getLogger("capeval")
 
 #: Marker of a comparison a worker has not computed yet.
 PENDING = "pending"
+#: Computed comparisons kept in memory (they never change once computed).
+_CACHE: dict[tuple[str, int, int, int], dict[int, Any]] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_MAX = 200_000
 
 
 def request_comparisons(session: Session, pairs: Iterable[tuple[int, int]], n_resamples: int, seed: int) -> None:
@@ -67,18 +72,35 @@ def requests_for_result(session: Session, result: Result, n_resamples: int, seed
 def read_comparisons(
     session: Session, base_result_id: int, result_ids: list[int], n_resamples: int, seed: int
 ) -> dict[int, Any]:
-    """``{result id: {output: interval | None} | PENDING}`` for what is recorded (missing ids are absent)."""
-    if not result_ids:
-        return {}
+    """``{result id: {output: interval | None} | PENDING}`` for what is recorded (missing ids are absent).
+
+    Computed comparisons never change, so they are kept in a per-process cache keyed by database.
+    """
+    out: dict[int, Any] = {}
+    key = (str(session.get_bind().url), base_result_id, n_resamples, seed)
+    with _CACHE_LOCK:
+        known = _CACHE.get(key, {})
+        out = {rid: known[rid] for rid in result_ids if rid in known}
+    todo = [rid for rid in result_ids if rid not in out]
+    if not todo:
+        return out
     rows = session.execute(
         select(Comparison.result_id, Comparison.values_json).where(
             Comparison.base_result_id == base_result_id,
-            Comparison.result_id.in_(result_ids),
+            Comparison.result_id.in_(todo),
             Comparison.n_resamples == n_resamples,
             Comparison.seed == seed,
         )
     ).all()
-    return {rid: (json.loads(values) if values is not None else PENDING) for rid, values in rows}
+    computed = {rid: json.loads(values) for rid, values in rows if values is not None}
+    out.update(computed)
+    out.update({rid: PENDING for rid, values in rows if values is None})
+    if computed:
+        with _CACHE_LOCK:
+            if sum(len(v) for v in _CACHE.values()) > _CACHE_MAX:
+                _CACHE.clear()
+            _CACHE.setdefault(key, {}).update(computed)
+    return out
 
 
 def compute_pending(db: Database, *, limit: int = 1) -> int:
