@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,7 +28,7 @@ log = logging.getLogger("capeval")
 #: Marker of a comparison a worker has not computed yet.
 PENDING = "pending"
 #: Computed comparisons kept in memory (they never change once computed).
-_CACHE: dict[tuple[str, int, int, int], dict[int, Any]] = {}
+_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[int, int, int], dict[int, Any]]] = weakref.WeakKeyDictionary()
 _CACHE_LOCK = threading.Lock()
 _CACHE_MAX = 200_000
 
@@ -74,12 +75,13 @@ def read_comparisons(
 ) -> dict[int, Any]:
     """``{result id: {output: interval | None} | PENDING}`` for what is recorded (missing ids are absent).
 
-    Computed comparisons never change, so they are kept in a per-process cache keyed by database.
+    Computed comparisons never change, so they are kept in a per-process cache per database engine.
     """
-    out: dict[int, Any] = {}
-    key = (str(session.get_bind().url), base_result_id, n_resamples, seed)
+    engine = session.get_bind()
+    key = (base_result_id, n_resamples, seed)
     with _CACHE_LOCK:
-        known = _CACHE.get(key, {})
+        cache = _CACHE.setdefault(engine, {})
+        known = cache.get(key, {})
         out = {rid: known[rid] for rid in result_ids if rid in known}
     todo = [rid for rid in result_ids if rid not in out]
     if not todo:
@@ -97,9 +99,9 @@ def read_comparisons(
     out.update({rid: PENDING for rid, values in rows if values is None})
     if computed:
         with _CACHE_LOCK:
-            if sum(len(v) for v in _CACHE.values()) > _CACHE_MAX:
-                _CACHE.clear()
-            _CACHE.setdefault(key, {}).update(computed)
+            if sum(len(v) for v in cache.values()) > _CACHE_MAX:
+                cache.clear()
+            cache.setdefault(key, {}).update(computed)
     return out
 
 
