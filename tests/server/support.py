@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,6 +131,28 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     yield srv
     srv.client.close()
     srv.db.dispose()
+
+
+def all_routes(app: Any) -> list[Any]:
+    """Every route and mount of the app, with routers included by ``include_router`` flattened."""
+    out = []
+    for route in app.routes:
+        original = getattr(route, "original_router", None)
+        if original is not None:
+            out += all_routes(original)
+        else:
+            out.append(route)
+    return out
+
+
+CSRF_FIELD = re.compile(r'name="csrf_token" value="([0-9a-f]+)"')
+
+
+def csrf_token(client: Any, page: str = "/login") -> str:
+    """The CSRF token of the client's browser session, read from a page's form."""
+    match = CSRF_FIELD.search(client.get(page, headers={"accept": "text/html"}).text)
+    assert match, f"no CSRF token on {page}"
+    return match.group(1)
 
 
 def postgres_url() -> str | None:

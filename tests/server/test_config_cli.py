@@ -18,7 +18,7 @@ from capeval.cli.main import build_parser
 from capeval.server.config import load_config_file
 from capeval.server.db import Database, upgrade_schema
 from capeval.server.models import Phase, Split
-from capeval.server.services import install_challenge
+from capeval.server.services.challenges import install_challenge
 
 from .support import DATA, split_ids
 
@@ -225,7 +225,8 @@ def test_documented_config_example_parses(tmp_path):
 
 
 def test_ensure_host(server):
-    from capeval.server.services import ServiceError, ensure_host
+    from capeval.server.domain.errors import InvalidInput as ServiceError
+    from capeval.server.services.accounts import ensure_host
 
     server.register("frank")
     assert ensure_host(server.db, "frank", None) is False

@@ -14,7 +14,7 @@ from starlette.routing import Mount
 
 from capeval.server.models import Phase, Result, Split
 
-from .support import demo_references, make_server, results_for, split_ids
+from .support import all_routes, demo_references, make_server, results_for, split_ids
 
 
 def _secrets(server, val_ids, test_ids):
@@ -81,7 +81,7 @@ def test_no_test_reference_or_per_image_test_score_leaks(tmp_path, visibility):
     openapi = server.client.get("/openapi.json", headers=auth).json()
     walked_templates = set()
     responses = []
-    for route in server.app.routes:
+    for route in all_routes(server.app):
         if isinstance(route, Mount):
             for name in ("app.js", "style.css", "missing.css"):
                 responses.append(server.client.get(f"{route.path}/{name}"))

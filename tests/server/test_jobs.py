@@ -14,10 +14,10 @@ import time
 import pytest
 from sqlalchemy import select
 
-from capeval.server import services
 from capeval.server import worker as worker_module
 from capeval.server.models import AuditLog, Job, Result, Submission
 from capeval.server.scoring import split_cache
+from capeval.server.services import jobs as services
 
 from .support import METRICS, TOKENIZER, make_server, postgres_url, reset_postgres, results_for, split_ids
 

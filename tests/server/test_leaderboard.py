@@ -13,7 +13,7 @@ from sqlalchemy import select
 from capeval.cli.main import main as cli_main
 from capeval.server.models import Phase, utcnow
 
-from .support import METRICS, TOKENIZER, demo_references, results_for, split_ids
+from .support import METRICS, TOKENIZER, csrf_token, demo_references, results_for, split_ids
 
 
 def _upload(server, token, phase="val", items=None, query=""):
@@ -150,10 +150,11 @@ def test_health_pages_and_accounts(server):
     r = server.client.get("/api/v1/me", headers={"Authorization": "Bearer cpv_not-a-token"})
     assert r.status_code == 401
     # Web login sets an HttpOnly session cookie; logout revokes it.
-    r = server.client.post("/login", data={"username": "dave", "password": "password-123"}, follow_redirects=False)
+    login = {"username": "dave", "password": "password-123", "csrf_token": csrf_token(server.client)}
+    r = server.client.post("/login", data=login, follow_redirects=False)
     assert r.status_code == 303 and "httponly" in r.headers["set-cookie"].lower()
     assert server.client.get("/api/v1/me").json()["username"] == "dave"
-    server.client.post("/logout")
+    server.client.post("/logout", data={"csrf_token": csrf_token(server.client, "/")})
     assert server.client.get("/api/v1/me").status_code == 401
 
 
@@ -221,9 +222,14 @@ def test_significance_against_a_chosen_entry(server):
     weak = [{"image_id": r["image_id"], "caption": "a picture"} for r in results_for(split_ids()[0])]
     sid = _upload(server, token, items=weak, query="?method_name=weak").json()["id"]
     server.run_jobs()
+    # A page view never runs the bootstrap: it asks the workers, who compute it next.
     board = server.client.get(f"/api/v1/challenges/coco-demo/leaderboard?vs={sid}").json()
     val = next(s for s in board["splits"] if s["split"] == "val")
-    assert val["compared_to"] == sid
+    assert val["compared_to"] == sid and val["significance_pending"] is True
+    assert server.run_jobs() == 0
+    board = server.client.get(f"/api/v1/challenges/coco-demo/leaderboard?vs={sid}").json()
+    val = next(s for s in board["splits"] if s["split"] == "val")
+    assert val["compared_to"] == sid and val["significance_pending"] is False
     base = next(e for e in val["entries"] if e["baseline"])
     assert base["vs_baseline"]["cider-d"]["low"] > 0  # the baseline is better than the weak entry
     assert next(e for e in val["entries"] if e["submission_id"] == sid)["vs_baseline"] is None
@@ -238,7 +244,8 @@ def test_login_throttle_and_security_headers(server):
         assert r.status_code == 401
     r = server.client.post("/api/v1/tokens", json={"username": "gina", "password": "password-123"})
     assert r.status_code == 429 and "too many failed logins" in r.json()["detail"]
-    page = server.client.post("/login", data={"username": "gina", "password": "password-123"})
+    login = {"username": "gina", "password": "password-123", "csrf_token": csrf_token(server.client)}
+    page = server.client.post("/login", data=login)
     assert page.status_code == 429 and "too many failed logins" in page.text
     headers = server.client.get("/c/coco-demo").headers
     assert (

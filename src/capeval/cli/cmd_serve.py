@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -41,7 +42,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-demo", action="store_true", help="do not install the built-in demo challenge")
     parser.add_argument(
         "--demo-host-password",
-        default=os.environ.get("CAPEVAL_DEMO_HOST_PASSWORD"),
+        default=None,
         help="password of the demo host account when it is created (default: $CAPEVAL_DEMO_HOST_PASSWORD, "
         "else a random one, printed once)",
     )
@@ -57,28 +58,23 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_serve)
 
 
-def _settings(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    from capeval.server.config import Settings, load_config_file
+def _settings(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
+    """Settings resolved once (defaults < config file < CAPEVAL_* environment < flags)."""
+    from capeval.server.config import read_environment, resolve_settings
 
-    if args.config:
-        settings, challenges = load_config_file(args.config)
-    else:
-        settings, challenges = Settings(), []
-    if args.data_dir:
-        settings.data_dir = args.data_dir
-        if not args.database_url and not os.environ.get("CAPEVAL_DATABASE_URL"):
-            settings.database_url = f"sqlite:///{os.path.join(args.data_dir, 'capeval.db')}"
-    if args.database_url:
-        settings.database_url = args.database_url
-    if args.tokenizer:
-        settings.tokenizer = args.tokenizer
-    if args.metrics:
-        settings.metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
-    return settings, challenges
+    environment = read_environment()
+    overrides = {
+        "database_url": args.database_url,
+        "data_dir": args.data_dir,
+        "tokenizer": args.tokenizer,
+        "metrics": tuple(m.strip() for m in args.metrics.split(",") if m.strip()) if args.metrics else None,
+    }
+    settings, challenges = resolve_settings(args.config, environment=environment, overrides=overrides)
+    return settings, challenges, environment
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    """Migrate, install challenges, start workers and serve until interrupted."""
+    """Migrate, install challenges, start workers and serve until SIGINT or SIGTERM."""
     try:
         import uvicorn
 
@@ -86,60 +82,71 @@ def run_serve(args: argparse.Namespace) -> int:
         from capeval.server.db import Database, upgrade_schema
         from capeval.server.demo import install_demo
         from capeval.server.scoring import available_metrics, scorer_version
-        from capeval.server.services import ensure_host, install_challenge
+        from capeval.server.services.accounts import ensure_host
+        from capeval.server.services.challenges import install_challenge
     except ImportError as exc:
         print(f"capeval serve needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
         return 2
-    settings, challenges = _settings(args)
+    settings, challenges, environment = _settings(args)
     db = Database(settings.database_url)
     upgrade_schema(db)
     metrics = available_metrics(settings.metrics)
+    # Workers score with exactly the metrics found usable here.
+    settings.metrics = metrics
     version = scorer_version(metrics, settings.tokenizer)
     for username in args.add_host:
-        created = ensure_host(db, username, os.environ.get("CAPEVAL_HOST_PASSWORD"))
+        created = ensure_host(db, username, environment.host_password)
         print(f"host account {username!r} {'created' if created else 'granted host rights'}")
     for challenge in challenges:
         install_challenge(db, challenge)
         print(f"challenge {challenge.slug!r} installed")
+    demo_password = args.demo_host_password or environment.demo_host_password
     if not args.no_demo and not challenges:
-        info = install_demo(
-            db,
-            scorer_version=version,
-            max_attempts=settings.max_attempts,
-            host_password=args.demo_host_password,
-        )
-        if info.host_password and not args.demo_host_password:
+        info = install_demo(db, scorer_version=version, max_attempts=settings.max_attempts, host_password=demo_password)
+        if info.host_password and not demo_password:
             print(f"demo host account: username {info.host_username!r}, password {info.host_password!r}")
     print(f"scoring with: {version}")
-    commands = []
-    for index in range(max(0, args.workers)):
-        command = [
+    settings_json = settings.to_json()
+    commands = [
+        [
             sys.executable,
             "-m",
             "capeval.server.worker",
-            "--database-url",
-            settings.database_url,
-            "--tokenizer",
-            settings.tokenizer,
-            "--metrics",
-            ",".join(metrics),
-            "--lease-seconds",
-            str(settings.lease_seconds),
+            "--settings-json",
+            settings_json,
             "--worker-id",
             f"serve-{os.getpid()}-{index}",
+            "--parent-pid",
+            str(os.getpid()),
         ]
-        if args.config:
-            command += ["--config", args.config]
-        commands.append(command)
+        for index in range(max(0, args.workers))
+    ]
     supervisor = _Supervisor(commands)
     supervisor.start()
     app = create_app(settings, db=db, migrate=False)
-    print(f"capeval server on http://{args.host}:{args.port}/ ({len(commands)} worker(s))")
+    print(f"capeval server on http://{args.host}:{args.port}/ ({len(commands)} worker(s))", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+    # uvicorn turns SIGINT and SIGTERM into a graceful shutdown and then re-raises the signal with
+    # the handler found at start; with Python's default SIGTERM action that would end the process
+    # before the workers are stopped, so both signals raise _Stopped instead.
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        server.run()
+    except _Stopped:
+        pass
     finally:
         supervisor.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
+
+
+class _Stopped(Exception):
+    """SIGINT or SIGTERM arrived."""
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise _Stopped(signum)
 
 
 class _Supervisor:
@@ -158,8 +165,14 @@ class _Supervisor:
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
 
+    @staticmethod
+    def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+        # Own process group: a Ctrl-C in the terminal reaches the server, which then stops the
+        # workers itself (finishing their current job), instead of interrupting them mid-job.
+        return subprocess.Popen(command, start_new_session=True)
+
     def start(self) -> None:
-        self.processes = [subprocess.Popen(command) for command in self.commands]
+        self.processes = [self._spawn(command) for command in self.commands]
         self.thread.start()
 
     def _watch(self) -> None:
@@ -167,13 +180,16 @@ class _Supervisor:
             for index, process in enumerate(self.processes):
                 if process.poll() is not None and not self.stopping.is_set():
                     log.warning("worker %d exited with status %s; restarting it", index, process.returncode)
-                    self.processes[index] = subprocess.Popen(self.commands[index])
+                    self.processes[index] = self._spawn(self.commands[index])
 
     def stop(self) -> None:
+        if self.stopping.is_set():
+            return
         self.stopping.set()
         self.thread.join(timeout=5)
         for process in self.processes:
-            process.terminate()
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
         for process in self.processes:
             try:
                 process.wait(timeout=self.STOP_GRACE_SECONDS)

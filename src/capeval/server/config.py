@@ -21,10 +21,13 @@ from capeval.registry import COCO_METRICS
 
 __all__ = [
     "ChallengeConfig",
+    "Environment",
     "PhaseConfig",
     "Settings",
     "SplitConfig",
     "load_config_file",
+    "read_environment",
+    "resolve_settings",
 ]
 
 #: Default upload limit: the COCO test2014 results file (40,775 captions) is about 3.5 MB.
@@ -73,7 +76,13 @@ class Settings:
         bootstrap_resamples: Paired-bootstrap resamples for leaderboard significance.
         bootstrap_seed: Seed of the paired bootstrap.
         worker_debug_delay: Seconds a worker sleeps after claiming a job (testing aid; 0 in production).
-        secure_cookies: Mark session cookies ``Secure`` (set when served over HTTPS).
+        secure_cookies: Always mark session cookies ``Secure``. They are also ``Secure`` whenever a
+            request arrives over HTTPS (directly, or through a trusted proxy, see ``trust_proxy``).
+        trust_proxy: Believe ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` / ``X-Forwarded-For`` from the
+            reverse proxy in front of the server (only set this when such a proxy exists: clients
+            could otherwise forge the headers).
+        allowed_origins: Extra origins (``https://example.org``) whose forms may post to the server;
+            the server's own origin is always allowed.
     """
 
     database_url: str = ""
@@ -93,13 +102,14 @@ class Settings:
     bootstrap_seed: int = DEFAULT_BOOTSTRAP_SEED
     worker_debug_delay: float = 0.0
     secure_cookies: bool = False
+    trust_proxy: bool = False
+    allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.database_url:
-            self.database_url = os.environ.get("CAPEVAL_DATABASE_URL", "")
-        if not self.database_url:
             self.database_url = f"sqlite:///{Path(self.data_dir) / 'capeval.db'}"
         self.metrics = tuple(self.metrics)
+        self.allowed_origins = tuple(o.rstrip("/").lower() for o in self.allowed_origins)
         for name in ("max_upload_bytes", "max_unzipped_bytes", "max_zip_members", "max_caption_chars"):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"settings: {name} must be a positive integer")
@@ -112,6 +122,74 @@ class Settings:
         if unknown:
             raise ValueError(f"config [server]: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return cls(**dict(data))
+
+    def to_json(self) -> str:
+        """The resolved settings as JSON (handed to worker processes)."""
+        return json.dumps({f.name: getattr(self, f.name) for f in fields(self)})
+
+    @classmethod
+    def from_json(cls, text: str) -> Settings:
+        """Inverse of :meth:`to_json`."""
+        return cls.from_mapping(json.loads(text))
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The ``CAPEVAL_*`` environment variables the server reads, read in one place.
+
+    Attributes:
+        database_url: ``CAPEVAL_DATABASE_URL``: overrides the config file, is overridden by ``--database-url``.
+        host_password: ``CAPEVAL_HOST_PASSWORD``: password of accounts created by ``--add-host``.
+        demo_host_password: ``CAPEVAL_DEMO_HOST_PASSWORD``: password of the demo host account.
+    """
+
+    database_url: str | None = None
+    host_password: str | None = None
+    demo_host_password: str | None = None
+
+
+def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
+    """Read the ``CAPEVAL_*`` variables (``os.environ`` by default)."""
+    env = os.environ if environ is None else environ
+    return Environment(
+        database_url=env.get("CAPEVAL_DATABASE_URL") or None,
+        host_password=env.get("CAPEVAL_HOST_PASSWORD") or None,
+        demo_host_password=env.get("CAPEVAL_DEMO_HOST_PASSWORD") or None,
+    )
+
+
+def resolve_settings(
+    config_path: str | Path | None = None,
+    *,
+    environment: Environment | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> tuple[Settings, list[ChallengeConfig]]:
+    """Settings from, in increasing precedence: defaults, the config file, the environment, ``overrides``.
+
+    ``overrides`` holds command-line values (``None`` means "not given"); a ``data_dir`` override
+    without a database URL from anywhere moves the default SQLite file there.
+    """
+    env = environment or read_environment()
+    if config_path:
+        settings, challenges = load_config_file(config_path)
+        explicit_url = bool(_server_table(config_path).get("database_url"))
+    else:
+        settings, challenges, explicit_url = Settings(), [], False
+    values = {f.name: getattr(settings, f.name) for f in fields(Settings)}
+    if env.database_url:
+        values["database_url"] = env.database_url
+        explicit_url = True
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    if given.get("database_url"):
+        explicit_url = True
+    values.update(given)
+    if not explicit_url:
+        values["database_url"] = ""
+    return Settings.from_mapping(values), challenges
+
+
+def _server_table(path: str | Path) -> Mapping[str, Any]:
+    return _read_config(Path(path)).get("server", {})
 
 
 @dataclass
@@ -242,6 +320,13 @@ def load_config_file(path: str | Path) -> tuple[Settings, list[ChallengeConfig]]
         ValueError: for a malformed file, naming the file and the problem.
     """
     path = Path(path)
+    data = _read_config(path)
+    settings = Settings.from_mapping(data.get("server", {}))
+    challenges = [ChallengeConfig.from_mapping(c, base_dir=path.parent) for c in data.get("challenge", [])]
+    return settings, challenges
+
+
+def _read_config(path: Path) -> dict[str, Any]:
     text = path.read_bytes()
     try:
         if path.suffix == ".toml":
@@ -259,6 +344,4 @@ def load_config_file(path: str | Path) -> tuple[Settings, list[ChallengeConfig]]
     unknown = sorted(set(data) - {"server", "challenge"})
     if unknown:
         raise ValueError(f"{path}: unknown top-level key(s) {unknown}; expected 'server' and 'challenge'")
-    settings = Settings.from_mapping(data.get("server", {}))
-    challenges = [ChallengeConfig.from_mapping(c, base_dir=path.parent) for c in data.get("challenge", [])]
-    return settings, challenges
+    return data

@@ -20,7 +20,10 @@ from sqlalchemy import select
 from capeval.server.config import ChallengeConfig, PhaseConfig, SplitConfig
 from capeval.server.db import Database
 from capeval.server.models import Phase, Submission, User
-from capeval.server.services import audit, create_submission, create_user, install_challenge, load_references
+from capeval.server.services.accounts import create_user
+from capeval.server.services.audit import audit
+from capeval.server.services.challenges import install_challenge, load_references
+from capeval.server.services.submissions import create_submission
 
 __all__ = ["DEMO_SLUG", "DemoInfo", "demo_data_dir", "install_demo"]
 

@@ -30,11 +30,14 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from capeval.server.domain.states import JobState, SubmissionState
+
 __all__ = [
     "ApiToken",
     "AuditLog",
     "Base",
     "Challenge",
+    "Comparison",
     "Job",
     "Phase",
     "PhaseSplit",
@@ -46,11 +49,6 @@ __all__ = [
     "utcnow",
 ]
 
-#: Submission states. ``queued``/``running`` are "in flight"; ``finished`` has results.
-SUBMISSION_STATES = ("queued", "running", "finished", "failed", "cancelled")
-#: States that do not count against the quota (a server-side failure or a host cancel).
-FREE_STATES = ("failed", "cancelled")
-IN_FLIGHT_STATES = ("queued", "running")
 #: Random bytes of a team join code (12 URL-safe characters).
 JOIN_CODE_BYTES = 9
 
@@ -75,6 +73,23 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is not None and value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
         return value
+
+
+class StateType(TypeDecorator[str]):
+    """A state enum stored as its string value (portable: a plain VARCHAR)."""
+
+    impl = String(16)
+    cache_ok = True
+
+    def __init__(self, enum: type[SubmissionState] | type[JobState]) -> None:
+        super().__init__()
+        self.enum = enum
+
+    def process_bind_param(self, value: str | None, dialect: object) -> str | None:
+        return None if value is None else self.enum(value).value
+
+    def process_result_value(self, value: str | None, dialect: object) -> str | None:
+        return None if value is None else self.enum(value)
 
 
 class Base(DeclarativeBase):
@@ -194,7 +209,7 @@ class Submission(Base):
     n_bytes: Mapped[int] = mapped_column(Integer)
     #: Validated candidates, ``{image_id: caption}`` as JSON (the raw upload is not kept).
     candidates_json: Mapped[str] = mapped_column(Text, deferred=True)
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(StateType(SubmissionState), default=SubmissionState.QUEUED)
     error: Mapped[str] = mapped_column(Text, default="")
     method_name: Mapped[str] = mapped_column(String(200), default="")
     method_description: Mapped[str] = mapped_column(Text, default="")
@@ -215,7 +230,7 @@ class Job(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submission.id"), index=True)
     scorer_version: Mapped[str] = mapped_column(String(200))
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(StateType(JobState), default=JobState.QUEUED)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, default=3)
     worker_id: Mapped[str] = mapped_column(String(120), default="")
@@ -259,3 +274,26 @@ class AuditLog(Base):
     target: Mapped[str] = mapped_column(String(200), default="")
     detail: Mapped[str] = mapped_column(Text, default="")
     actor: Mapped[User | None] = relationship()
+
+
+class Comparison(Base):
+    """Paired-bootstrap significance of one result against another (the baseline or a chosen entry).
+
+    Page views only read these rows (and ask for missing ones); workers compute them, so a page
+    view never runs a bootstrap. ``values_json`` is ``{output: {"delta", "low", "high",
+    "p_value"} | null}``, or NULL while the comparison waits for a worker.
+    """
+
+    __tablename__ = "comparison"
+    __table_args__ = (
+        UniqueConstraint("base_result_id", "result_id", "n_resamples", "seed", name="uq_comparison"),
+        Index("ix_comparison_pending", "computed_at"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    base_result_id: Mapped[int] = mapped_column(ForeignKey("result.id"))
+    result_id: Mapped[int] = mapped_column(ForeignKey("result.id"))
+    n_resamples: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    values_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    computed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -5,8 +5,12 @@ thread renews its lease; if the worker dies, the lease runs out and any worker's
 pass requeues the job (up to ``max_attempts``). Results are keyed by (submission, split,
 scorer version), so a job that runs twice still leaves exactly one row per split.
 
-Run one from the shell with ``python -m capeval.server.worker --database-url URL``;
-``capeval serve`` starts its workers as subprocesses the same way.
+When the queue is empty a worker computes pending significance comparisons
+(:mod:`capeval.server.services.significance`), so page views never run a bootstrap.
+
+Run one from the shell with ``python -m capeval.server.worker --database-url URL [--config FILE]``;
+``capeval serve`` starts its workers as subprocesses with its resolved settings
+(``--settings-json``), so the server and its workers cannot disagree.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from capeval.server.config import Settings
 from capeval.server.db import Database
 from capeval.server.models import Result, Submission
 from capeval.server.scoring import parse_scorer_version, score_split, split_cache
-from capeval.server.services import ClaimedJob, claim_job, complete_job, fail_job, heartbeat, reap_jobs
+from capeval.server.services.jobs import ClaimedJob, claim_job, complete_job, fail_job, heartbeat, reap_jobs
+from capeval.server.services.significance import compute_pending
 
 __all__ = ["Worker", "main"]
 
@@ -68,6 +73,8 @@ class Worker:
             reap_jobs(self.db)
             job = claim_job(self.db, self.worker_id, self.settings.lease_seconds)
             if job is None:
+                if compute_pending(self.db, limit=1):
+                    continue
                 if once or (max_idle_seconds is not None and time.monotonic() - idle_since > max_idle_seconds):
                     break
                 self.stop_event.wait(POLL_SECONDS)
@@ -115,7 +122,8 @@ class Worker:
             if lost.is_set():
                 log.warning("job %s was cancelled or reaped while running; dropping results", job.job_id)
                 return
-            complete_job(self.db, job, self.worker_id, results)
+            significance = (self.settings.bootstrap_resamples, self.settings.bootstrap_seed)
+            complete_job(self.db, job, self.worker_id, results, significance=significance)
         except Exception as exc:  # noqa: BLE001 - any scorer failure is recorded and retried
             log.exception("job %s failed", job.job_id)
             fail_job(
@@ -159,43 +167,58 @@ class Worker:
         return results
 
 
+def _watch_parent(parent_pid: int, worker: Worker) -> None:
+    """Stop the worker once its parent is gone (the server was killed without stopping it)."""
+    while not worker.stop_event.wait(POLL_SECONDS * 4):
+        if os.getppid() != parent_pid:
+            log.warning("server process %d is gone; stopping", parent_pid)
+            worker.stop_event.set()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of a worker subprocess."""
     parser = argparse.ArgumentParser(prog="python -m capeval.server.worker")
-    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--settings-json", help="the resolved settings as JSON (how `capeval serve` starts workers)")
+    parser.add_argument("--database-url", help="SQLAlchemy URL (overrides the config and $CAPEVAL_DATABASE_URL)")
     parser.add_argument("--config", help="config file whose [server] table supplies the settings")
     parser.add_argument("--tokenizer", help="override the tokenizer")
     parser.add_argument("--metrics", help="comma-separated metrics (override)")
     parser.add_argument("--lease-seconds", type=float)
     parser.add_argument("--job-timeout", type=float, help="seconds before a job is given up (override)")
-    parser.add_argument("--debug-delay", type=float, default=0.0, help="sleep after claiming (testing aid)")
+    parser.add_argument("--debug-delay", type=float, help="sleep after claiming (testing aid)")
     parser.add_argument("--once", action="store_true", help="exit when the queue is empty")
     parser.add_argument("--worker-id")
+    parser.add_argument("--parent-pid", type=int, help="exit when this process (the server) is gone")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="capeval worker %(process)d: %(levelname)s: %(message)s")
-    if args.config:
-        from capeval.server.config import load_config_file
-
-        settings, _ = load_config_file(args.config)
-        settings.database_url = args.database_url
+    if args.settings_json:
+        if args.config or args.database_url:
+            parser.error("--settings-json already holds every setting; do not combine it with --config/--database-url")
+        settings = Settings.from_json(args.settings_json)
     else:
-        settings = Settings(database_url=args.database_url)
-    if args.tokenizer:
-        settings.tokenizer = args.tokenizer
-    if args.metrics:
-        settings.metrics = tuple(m for m in args.metrics.split(",") if m)
-    if args.lease_seconds:
-        settings.lease_seconds = args.lease_seconds
-    if args.job_timeout:
-        settings.job_timeout_seconds = args.job_timeout
-    settings.worker_debug_delay = args.debug_delay
+        from capeval.server.config import resolve_settings
+
+        overrides = {
+            "database_url": args.database_url,
+            "tokenizer": args.tokenizer,
+            "metrics": tuple(m for m in args.metrics.split(",") if m) if args.metrics else None,
+            "lease_seconds": args.lease_seconds,
+            "job_timeout_seconds": args.job_timeout,
+            "worker_debug_delay": args.debug_delay,
+        }
+        settings, _ = resolve_settings(args.config, overrides=overrides)
     worker = Worker(Database(settings.database_url), settings, args.worker_id, exit_on_timeout=True)
-    # SIGTERM (``capeval serve`` shutting down): finish the current job, then exit.
-    signal.signal(signal.SIGTERM, lambda signum, frame: worker.stop_event.set())
-    try:
-        worker.run(once=args.once)
-    except KeyboardInterrupt:
-        return 0
+
+    # SIGTERM (``capeval serve`` shutting down, systemd, docker stop) and SIGINT: finish the
+    # current job, then exit.
+    def stop(signum: int, frame: object) -> None:
+        worker.stop_event.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if args.parent_pid:
+        threading.Thread(target=_watch_parent, args=(args.parent_pid, worker), daemon=True).start()
+    worker.run(once=args.once)
     return 0
 
 

@@ -1,8 +1,8 @@
 """Upload intake: unpack and validate a results file before anything is stored.
 
 An upload is a COCO results json (``[{"image_id": int, "caption": str}, ...]``) or a zip
-holding exactly one such json. Every check raises :class:`UploadError` with an HTTP status
-and a message that names the offending member, item index or image id; nothing here
+holding exactly one such json. Every check raises a :mod:`~capeval.server.domain.errors`
+error with a message that names the offending member, item index or image id; nothing here
 touches the database, so a rejected upload never counts against a quota.
 
 Zip checks: member count, member names (no absolute paths, drive letters, backslashes or
@@ -13,13 +13,16 @@ counted while inflating (declared sizes are not trusted).
 from __future__ import annotations
 
 import io
-import json
+import re
 import stat
 import zipfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-__all__ = ["ParsedUpload", "UploadError", "parse_upload", "validate_results"]
+from capeval.server.domain.errors import InvalidInput, TooLarge, UnprocessableResults, UnsupportedType
+from capeval.server.services.safejson import JsonLimits, loads_limited
+
+__all__ = ["ParsedUpload", "parse_upload", "validate_results"]
 
 #: Content types accepted for a raw json body or the json part of a form.
 JSON_TYPES = frozenset({"application/json", "text/json", "text/plain"})
@@ -30,18 +33,11 @@ NEUTRAL_TYPES = frozenset({"", "application/octet-stream"})
 #: Magic numbers of archive formats refused inside a zip (zip, gzip, bzip2, xz, 7z, rar, zstd).
 ARCHIVE_MAGIC = (b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"7z\xbc\xaf", b"Rar!", b"\x28\xb5\x2f\xfd")
 ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
+#: Characters refused in a caption: C0 controls other than tab and newline, DEL, C1 controls,
+#: the Unicode line/paragraph separators and lone surrogates (not encodable as UTF-8).
+_FORBIDDEN_IN_CAPTION = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 #: Inflate in chunks of this many bytes so the expansion limit is enforced as data arrives.
 INFLATE_CHUNK = 64 * 1024
-
-
-class UploadError(ValueError):
-    """A rejected upload: an HTTP status (4xx), a short code and a precise message."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -58,13 +54,13 @@ def _base_type(content_type: str) -> str:
 
 def _check_member_name(name: str) -> None:
     if not name:
-        raise UploadError(400, "zip_bad_name", "zip member with an empty name")
+        raise InvalidInput("zip_bad_name", "zip member with an empty name")
     if "\x00" in name or "\\" in name:
-        raise UploadError(400, "zip_bad_name", f"zip member {name!r}: backslashes and NUL are not allowed in names")
+        raise InvalidInput("zip_bad_name", f"zip member {name!r}: backslashes and NUL are not allowed in names")
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        raise UploadError(400, "zip_absolute_path", f"zip member {name!r}: absolute paths are not allowed")
+        raise InvalidInput("zip_absolute_path", f"zip member {name!r}: absolute paths are not allowed")
     if ".." in name.split("/"):
-        raise UploadError(400, "zip_path_traversal", f"zip member {name!r}: '..' path components are not allowed")
+        raise InvalidInput("zip_path_traversal", f"zip member {name!r}: '..' path components are not allowed")
 
 
 def _unzip(data: bytes, *, max_members: int, max_unzipped: int) -> tuple[bytes, str]:
@@ -72,28 +68,26 @@ def _unzip(data: bytes, *, max_members: int, max_unzipped: int) -> tuple[bytes, 
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as exc:
-        raise UploadError(400, "zip_corrupt", f"not a readable zip file: {exc}") from None
+        raise InvalidInput("zip_corrupt", f"not a readable zip file: {exc}") from None
     if len(infos) > max_members:
-        raise UploadError(400, "zip_too_many_members", f"zip has {len(infos)} members; at most {max_members} allowed")
+        raise InvalidInput("zip_too_many_members", f"zip has {len(infos)} members; at most {max_members} allowed")
     json_members = []
     for info in infos:
         _check_member_name(info.filename)
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
-            raise UploadError(400, "zip_symlink", f"zip member {info.filename!r} is a symbolic link")
+            raise InvalidInput("zip_symlink", f"zip member {info.filename!r} is a symbolic link")
         if info.flag_bits & 0x1:
-            raise UploadError(400, "zip_encrypted", f"zip member {info.filename!r} is encrypted")
+            raise InvalidInput("zip_encrypted", f"zip member {info.filename!r} is encrypted")
         if info.is_dir():
             continue
         if info.filename.lower().endswith(ARCHIVE_SUFFIXES):
-            raise UploadError(
-                400, "zip_nested_archive", f"zip member {info.filename!r} is an archive; nesting is refused"
-            )
+            raise InvalidInput("zip_nested_archive", f"zip member {info.filename!r} is an archive; nesting is refused")
         if info.filename.lower().endswith(".json"):
             json_members.append(info)
     if len(json_members) != 1:
         found = ", ".join(repr(i.filename) for i in json_members) or "none"
-        raise UploadError(400, "zip_json_count", f"zip must hold exactly one .json results file; found {found}")
+        raise InvalidInput("zip_json_count", f"zip must hold exactly one .json results file; found {found}")
     info = json_members[0]
     out = bytearray()
     try:
@@ -101,39 +95,29 @@ def _unzip(data: bytes, *, max_members: int, max_unzipped: int) -> tuple[bytes, 
             while chunk := member.read(INFLATE_CHUNK):
                 out += chunk
                 if len(out) > max_unzipped:
-                    raise UploadError(
-                        413,
+                    raise TooLarge(
                         "zip_expansion_limit",
                         f"zip member {info.filename!r} expands beyond the {max_unzipped}-byte limit",
                     )
-    except UploadError:
+    except TooLarge:
         raise
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
-        raise UploadError(400, "zip_corrupt", f"zip member {info.filename!r} cannot be inflated: {exc}") from None
+        raise InvalidInput("zip_corrupt", f"zip member {info.filename!r} cannot be inflated: {exc}") from None
     if bytes(out[:8]).startswith(ARCHIVE_MAGIC):
-        raise UploadError(400, "zip_nested_archive", f"zip member {info.filename!r} is itself an archive")
+        raise InvalidInput("zip_nested_archive", f"zip member {info.filename!r} is itself an archive")
     return bytes(out), info.filename
+
+
+#: Results files are a list of flat objects: anything nested deeper is not a results file.
+RESULTS_JSON_LIMITS = JsonLimits(max_depth=8, max_int_digits=20, max_string_chars=1_000_000)
 
 
 def _decode_json(data: bytes, where: str) -> object:
     if not data.strip():
-        raise UploadError(400, "empty_file", f"{where} is empty")
+        raise InvalidInput("empty_file", f"{where} is empty")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UploadError(
-            400, "not_utf8", f"{where} is not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}"
-        ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UploadError(
-            400, "bad_json", f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except RecursionError:
-        raise UploadError(400, "bad_json", f"{where} is not valid JSON: nested too deeply") from None
+    return loads_limited(data, where, RESULTS_JSON_LIMITS)
 
 
 def parse_upload(
@@ -154,27 +138,64 @@ def parse_upload(
         max_unzipped: Limit on inflated bytes.
 
     Raises:
-        UploadError: 415 for an unsupported content type, 413 for a zip expanding past the
-            limit, 400 for anything unreadable.
+        UnsupportedType: for an unsupported content type.
+        TooLarge: for a zip expanding past the limit.
+        InvalidInput: for anything unreadable.
     """
     ctype = _base_type(content_type)
     is_zip_magic = data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06")
     lower = filename.lower()
     if ctype in ZIP_TYPES or (ctype in NEUTRAL_TYPES and (lower.endswith(".zip") or is_zip_magic)):
         if not is_zip_magic:
-            raise UploadError(400, "zip_corrupt", f"{filename or 'body'}: declared a zip but is not a zip file")
+            raise InvalidInput("zip_corrupt", f"{filename or 'body'}: declared a zip but is not a zip file")
         inner, member = _unzip(data, max_members=max_members, max_unzipped=max_unzipped)
         return ParsedUpload(_decode_json(inner, f"zip member {member!r}"), member)
     if ctype in JSON_TYPES or (ctype in NEUTRAL_TYPES and (lower.endswith(".json") or not lower)):
         if is_zip_magic:
-            raise UploadError(415, "wrong_content_type", f"{filename or 'body'} is a zip but was sent as {ctype}")
+            raise UnsupportedType("wrong_content_type", f"{filename or 'body'} is a zip but was sent as {ctype}")
         return ParsedUpload(_decode_json(data, filename or "body"), filename)
-    raise UploadError(
-        415,
+    raise UnsupportedType(
         "wrong_content_type",
         f"unsupported content type {ctype or '(none)'!r} for {filename or 'body'}: "
         "send application/json or application/zip (.json or .zip file)",
     )
+
+
+def _check_item(
+    index: int, item: object, max_caption_chars: int, fail: Callable[[str, str], UnprocessableResults]
+) -> tuple[int, str]:
+    """The ``(image_id, caption)`` of one results item, or the first problem with it."""
+    if not isinstance(item, dict):
+        raise fail("item_not_object", f"item {index} must be an object, got {type(item).__name__}")
+    if "image_id" not in item:
+        raise fail("missing_image_id", f"item {index} has no 'image_id'")
+    if "caption" not in item:
+        raise fail("missing_caption", f"item {index} has no 'caption'")
+    image_id = item["image_id"]
+    caption = item["caption"]
+    if isinstance(image_id, bool) or not isinstance(image_id, int):
+        raise fail("bad_image_id_type", f"item {index}: image_id must be an integer, got {type(image_id).__name__}")
+    if not isinstance(caption, str):
+        raise fail(
+            "bad_caption_type",
+            f"item {index} (image_id {image_id}): caption must be a string, got {type(caption).__name__}",
+        )
+    if not caption.strip():
+        raise fail("empty_caption", f"item {index} (image_id {image_id}): caption is empty")
+    if len(caption) > max_caption_chars:
+        raise fail(
+            "caption_too_long",
+            f"item {index} (image_id {image_id}): caption has {len(caption)} characters; "
+            f"at most {max_caption_chars} allowed",
+        )
+    bad = _FORBIDDEN_IN_CAPTION.search(caption)
+    if bad is not None:
+        raise fail(
+            "bad_caption",
+            f"item {index} (image_id {image_id}): caption contains the control character "
+            f"U+{ord(bad.group()):04X} at position {bad.start()}; captions are one line of text",
+        )
+    return image_id, caption
 
 
 def validate_results(
@@ -193,11 +214,11 @@ def validate_results(
         ``{image_id: caption}``.
 
     Raises:
-        UploadError: 422 naming the first offending item (and counts of missing images).
+        UnprocessableResults: naming the first offending item (and counts of missing images).
     """
 
-    def fail(code: str, message: str) -> UploadError:
-        return UploadError(422, code, f"{where}: {message}")
+    def fail(code: str, message: str) -> UnprocessableResults:
+        return UnprocessableResults(code, f"{where}: {message}")
 
     if isinstance(document, dict) and "annotations" in document:
         document = document["annotations"]
@@ -211,31 +232,7 @@ def validate_results(
     seen: dict[int, int] = {}
     captions: dict[int, str] = {}
     for index, item in enumerate(document):
-        if not isinstance(item, dict):
-            raise fail("item_not_object", f"item {index} must be an object, got {type(item).__name__}")
-        if "image_id" not in item:
-            raise fail("missing_image_id", f"item {index} has no 'image_id'")
-        if "caption" not in item:
-            raise fail("missing_caption", f"item {index} has no 'caption'")
-        image_id = item["image_id"]
-        caption = item["caption"]
-        if isinstance(image_id, bool) or not isinstance(image_id, int):
-            raise fail("bad_image_id_type", f"item {index}: image_id must be an integer, got {type(image_id).__name__}")
-        if not isinstance(caption, str):
-            raise fail(
-                "bad_caption_type",
-                f"item {index} (image_id {image_id}): caption must be a string, got {type(caption).__name__}",
-            )
-        if not caption.strip():
-            raise fail("empty_caption", f"item {index} (image_id {image_id}): caption is empty")
-        if len(caption) > max_caption_chars:
-            raise fail(
-                "caption_too_long",
-                f"item {index} (image_id {image_id}): caption has {len(caption)} characters; "
-                f"at most {max_caption_chars} allowed",
-            )
-        if "\x00" in caption:
-            raise fail("bad_caption", f"item {index} (image_id {image_id}): caption contains a NUL character")
+        image_id, caption = _check_item(index, item, max_caption_chars, fail)
         if image_id not in expected:
             raise fail("unknown_image_id", f"item {index}: image_id {image_id} is not an image of this phase")
         if image_id in seen:

@@ -1,0 +1,74 @@
+"""``/api/v1``: accounts and tokens."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
+
+from capeval.server.api.csrf import client_address
+from capeval.server.api.deps import (
+    Ctx,
+    CurrentUser,
+    json_body,
+    json_body_schema,
+)
+from capeval.server.api.schemas import Me, RegisterRequest, RegisterResponse, TokenRequest, TokenResponse
+from capeval.server.domain.errors import Unauthenticated
+from capeval.server.models import User, utcnow
+from capeval.server.services.accounts import authenticate, create_user, issue_token
+from capeval.server.services.context import ServerContext
+
+__all__ = ["login", "router"]
+
+router = APIRouter(prefix="/api/v1", tags=["accounts"])
+RegisterBody = Annotated[RegisterRequest, Depends(json_body(RegisterRequest))]
+TokenBody = Annotated[TokenRequest, Depends(json_body(TokenRequest))]
+
+
+def login(ctx: ServerContext, username: str, password: str, address: str) -> User:
+    """Check credentials under the login throttle; raises on failure."""
+    ctx.throttle.check(username, address)
+    user = authenticate(ctx.db, username, password)
+    if user is None:
+        ctx.throttle.failed(username, address)
+        raise Unauthenticated("unauthorized", "wrong username or password")
+    ctx.throttle.succeeded(username, address)
+    return user
+
+
+@router.post(
+    "/register", status_code=201, response_model=RegisterResponse, openapi_extra=json_body_schema(RegisterRequest)
+)
+async def register(body: RegisterBody, ctx: Ctx) -> RegisterResponse:
+    """Create an account; body ``{"username", "password", "team"?, "team_code"?}``.
+
+    A new team name creates the team; an existing one needs its ``team_code``.
+    """
+    user = await run_in_threadpool(
+        create_user, ctx.db, body.username, body.password, team_name=body.team or None, team_code=body.team_code or None
+    )
+    return RegisterResponse(username=user.username, team_id=user.team_id)
+
+
+@router.post("/tokens", status_code=201, response_model=TokenResponse, openapi_extra=json_body_schema(TokenRequest))
+async def tokens(request: Request, body: TokenBody, ctx: Ctx) -> TokenResponse:
+    """Exchange username and password for an expiring API token."""
+    address = client_address(request, ctx.settings)
+    user = await run_in_threadpool(login, ctx, body.username, body.password, address)
+    lifetime = timedelta(days=ctx.settings.token_days)
+    token = await run_in_threadpool(issue_token, ctx.db, user.id, kind="api", lifetime=lifetime, label=body.label)
+    return TokenResponse(token=token, expires_at=(utcnow() + lifetime).isoformat())
+
+
+@router.get("/me", response_model=Me)
+def me(user: CurrentUser) -> Me:
+    """The authenticated user."""
+    return Me(
+        username=user.username,
+        team=user.team.name if user.team else None,
+        team_join_code=user.team.join_code if user.team else None,
+        host=user.is_host,
+    )

@@ -1,0 +1,145 @@
+"""Request and response models of the JSON API (they generate the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AcceptedUpload",
+    "AuditRow",
+    "BaselineResult",
+    "ChallengeSummary",
+    "DryRunResult",
+    "FailedJob",
+    "Health",
+    "HostActionResult",
+    "Me",
+    "RegisterRequest",
+    "RegisterResponse",
+    "RerunResult",
+    "TokenRequest",
+    "TokenResponse",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class RegisterRequest(_Strict):
+    """``POST /api/v1/register``: a new team name creates the team; an existing one needs its join code."""
+
+    username: str = Field(max_length=200)
+    password: str = Field(max_length=1024)
+    team: str | None = Field(default=None, max_length=200)
+    team_code: str | None = Field(default=None, max_length=100)
+
+
+class RegisterResponse(BaseModel):
+    username: str
+    team_id: int | None
+
+
+class TokenRequest(_Strict):
+    """``POST /api/v1/tokens``."""
+
+    username: str = Field(max_length=200)
+    password: str = Field(max_length=1024)
+    label: str = Field(default="", max_length=120)
+
+
+class TokenResponse(BaseModel):
+    token: str
+    expires_at: str
+
+
+class Me(BaseModel):
+    username: str
+    team: str | None
+    team_join_code: str | None
+    host: bool
+
+
+class SplitSummary(BaseModel):
+    name: str
+    visibility: str
+    n_images: int
+    nrefs: str
+
+
+class PhaseSummary(BaseModel):
+    name: str
+    splits: list[str]
+    starts_at: str | None
+    ends_at: str | None
+    max_per_day: int | None
+    max_total: int | None
+    max_in_flight: int | None
+    scores_visible: str
+    allow_dry_run: bool
+
+
+class ChallengeSummary(BaseModel):
+    slug: str
+    title: str
+    description: str
+    splits: list[SplitSummary]
+    phases: list[PhaseSummary]
+    #: The caller's team quota per phase (authenticated callers only).
+    quota: dict[str, dict[str, Any]] | None = None
+
+
+class AcceptedUpload(BaseModel):
+    id: int
+    status: str
+    url: str
+
+
+class DryRunResult(BaseModel):
+    valid: bool
+    dry_run: bool
+    n_images: int
+    detail: str
+
+
+class HostActionResult(BaseModel):
+    submission_id: int
+    status: str
+
+
+class RerunResult(HostActionResult):
+    job_id: int
+
+
+class BaselineResult(BaseModel):
+    submission_id: int
+    baseline: bool
+
+
+class AuditRow(BaseModel):
+    at: str
+    actor: str
+    action: str
+    target: str
+    detail: str
+
+
+class FailedJob(BaseModel):
+    job_id: int
+    submission_id: int
+    status: str
+    attempts: int
+    max_attempts: int
+    worker_id: str
+    last_error: str
+    finished_at: str | None
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    database: str
+    scorer_version: str
+    jobs: dict[str, int]

@@ -1,0 +1,102 @@
+"""``/api/v1``: uploads and the team's submissions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from capeval.server.api.deps import (
+    Ctx,
+    CurrentUser,
+    Db,
+    SubmissionId,
+    cookie_csrf,
+)
+from capeval.server.api.schemas import AcceptedUpload, DryRunResult
+from capeval.server.api.uploads import read_upload
+from capeval.server.services.submissions import (
+    accept_upload,
+    drilldown,
+    get_submission,
+    list_submissions,
+    submission_view,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1", tags=["submissions"])
+
+UPLOAD_BODY = {
+    "requestBody": {
+        "content": {
+            "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+            "application/zip": {"schema": {"type": "string", "format": "binary"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "method_name": {"type": "string"},
+                        "method_description": {"type": "string"},
+                        "public": {"type": "boolean"},
+                        "dry_run": {"type": "boolean"},
+                    },
+                    "required": ["file"],
+                }
+            },
+        },
+        "required": True,
+    }
+}
+
+
+@router.post(
+    "/challenges/{slug}/phases/{phase}/submissions",
+    status_code=202,
+    responses={
+        200: {"model": DryRunResult, "description": "dry run: the file is valid"},
+        202: {"model": AcceptedUpload},
+    },
+    openapi_extra=UPLOAD_BODY,
+    dependencies=[Depends(cookie_csrf)],
+)
+async def submit(slug: str, phase: str, request: Request, user: CurrentUser, ctx: Ctx) -> Response:
+    """Upload a results json or zip (raw body or multipart ``file``). ``?dry_run=true`` only validates,
+    with exactly the checks of a real upload."""
+    upload = await read_upload(request)
+    out = await run_in_threadpool(
+        accept_upload,
+        ctx,
+        user,
+        slug,
+        phase,
+        upload.data,
+        content_type=upload.content_type,
+        filename=upload.filename,
+        meta=upload.meta,
+        dry_run=upload.dry_run,
+    )
+    return JSONResponse(out, status_code=200 if upload.dry_run else 202)
+
+
+@router.get("/submissions")
+def submissions(user: CurrentUser, db: Db) -> list[dict[str, Any]]:
+    """The team's submissions (hosts: all)."""
+    return list_submissions(db, user)
+
+
+@router.get("/submissions/{submission_id}")
+def submission(submission_id: SubmissionId, user: CurrentUser, db: Db) -> dict[str, Any]:
+    """Status and (when visible) scores of one submission; hosts also see each job and its error."""
+    with db.read() as session:
+        row, acc = get_submission(session, submission_id, user)
+        return submission_view(session, row, acc)
+
+
+@router.get("/submissions/{submission_id}/images/{split}")
+def images(split: str, submission_id: SubmissionId, user: CurrentUser, db: Db) -> dict[str, Any]:
+    """Per-image scores, captions and references (public splits, own team or host, scores visible)."""
+    return drilldown(db, user, submission_id, split)

@@ -1,0 +1,237 @@
+"""Accounts: registration, teams, login (with a throttle), API tokens and web sessions."""
+
+from __future__ import annotations
+
+import hmac
+import re
+import threading
+import time
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from capeval.server.db import Database
+from capeval.server.domain.errors import Conflict, Forbidden, InvalidInput, TooManyAttempts
+from capeval.server.models import ApiToken, Team, User, utcnow
+from capeval.server.security import hash_password, hash_token, new_token, verify_password
+from capeval.server.services.audit import audit
+
+__all__ = [
+    "LoginThrottle",
+    "authenticate",
+    "create_user",
+    "ensure_host",
+    "issue_token",
+    "normalize_username",
+    "revoke_token",
+    "user_for_token",
+]
+
+USERNAME_MAX = 80
+TEAM_NAME_MAX = 80
+PASSWORD_MIN = 8
+#: Longer passwords are refused (scrypt cost grows with the input; nobody types 1,000 characters).
+PASSWORD_MAX = 1024
+LABEL_MAX = 120
+_USERNAME = re.compile(r"[A-Za-z0-9._-]{1,80}")
+#: Team names: printable text, no control characters or line separators.
+_TEAM_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: Verified against when the username is unknown, so a wrong password costs the same either way.
+_DUMMY_HASH = hash_password("capeval-no-such-user")
+
+
+def normalize_username(username: str) -> str:
+    """The form usernames are compared in: surrounding spaces removed, case folded."""
+    return username.strip().casefold()
+
+
+def _check_password(password: str) -> None:
+    if len(password) < PASSWORD_MIN:
+        raise InvalidInput("weak_password", f"password must have at least {PASSWORD_MIN} characters")
+    if len(password) > PASSWORD_MAX:
+        raise InvalidInput("bad_password", f"password must have at most {PASSWORD_MAX} characters")
+    if re.search("[\ud800-\udfff]", password):
+        raise InvalidInput("bad_password", "password holds a lone UTF-16 surrogate, which is not text")
+
+
+def _clean_team_name(team_name: str) -> str:
+    if _TEAM_BAD.search(team_name.replace("\t", " ")):
+        raise InvalidInput("bad_team", "team name must not contain control characters or line breaks")
+    name = " ".join(team_name.split())
+    if not name:
+        raise InvalidInput("bad_team", "team name must contain a visible character")
+    if len(name) > TEAM_NAME_MAX:
+        raise InvalidInput("bad_team", f"team name must have at most {TEAM_NAME_MAX} characters")
+    if _TEAM_BAD.search(name):
+        raise InvalidInput("bad_team", "team name must not contain control characters")
+    return name
+
+
+def create_user(
+    db: Database,
+    username: str,
+    password: str,
+    *,
+    team_name: str | None = None,
+    team_code: str | None = None,
+    is_host: bool = False,
+) -> User:
+    """Register a user and put them in a team: a new one, or an existing one given its join code.
+
+    Hosts join the hosts' team without a code. Usernames differing only in case are the same name.
+
+    Raises:
+        InvalidInput: bad username, team name or password.
+        Conflict: the name is taken.
+        Forbidden: an existing team without its join code.
+    """
+    username = username.strip()
+    if not _USERNAME.fullmatch(username):
+        raise InvalidInput("bad_username", "username must be 1-80 ASCII letters, digits, '-', '_' or '.'")
+    _check_password(password)
+    team = _clean_team_name(team_name if team_name is not None else username)
+    password_hash = hash_password(password)
+    with db.write() as session:
+        taken = session.scalar(select(User.id).where(func.lower(User.username) == username.lower()))
+        if taken is not None:
+            raise Conflict("username_taken", f"username {username!r} is already registered")
+        row = session.scalar(select(Team).where(Team.name == team))
+        if row is None:
+            row = Team(name=team)
+            session.add(row)
+            session.flush()
+        elif not is_host and not hmac.compare_digest((team_code or "").strip().encode(), row.join_code.encode()):
+            raise Forbidden(
+                "team_code",
+                f"team {team!r} exists; joining it needs its join code (members find it at /api/v1/me)",
+            )
+        user = User(username=username, password_hash=password_hash, is_host=is_host, team_id=row.id)
+        session.add(user)
+        session.flush()
+        if is_host:
+            audit(session, None, "create_host", f"user:{username}")
+        return user
+
+
+def ensure_host(db: Database, username: str, password: str | None) -> bool:
+    """Make ``username`` a host, creating the account (team "challenge hosts") when needed.
+
+    Returns:
+        ``True`` when the account was created (``password`` is then required).
+    """
+    with db.write() as session:
+        user = session.scalar(select(User).where(User.username == username))
+        if user is not None:
+            if not user.is_host:
+                user.is_host = True
+                audit(session, None, "grant_host", f"user:{username}")
+            return False
+    if not password:
+        raise InvalidInput("no_password", f"a password is needed to create host account {username!r}")
+    create_user(db, username, password, team_name="challenge hosts", is_host=True)
+    return True
+
+
+def authenticate(db: Database, username: str, password: str) -> User | None:
+    """The user with these credentials, or ``None``. Unknown names cost one password hash too."""
+    name = username.strip()
+    user = None
+    if _USERNAME.fullmatch(name) and len(password) <= PASSWORD_MAX:
+        with db.read() as session:
+            user = session.scalar(select(User).where(func.lower(User.username) == name.lower()))
+    stored = user.password_hash if user is not None else _DUMMY_HASH
+    ok = verify_password(password[:PASSWORD_MAX], stored)
+    return user if ok and user is not None else None
+
+
+def issue_token(db: Database, user_id: int, *, kind: str, lifetime: timedelta, label: str = "") -> str:
+    """Create a token; returns the clear text (only its hash is stored)."""
+    token = new_token()
+    with db.read() as session:
+        session.add(
+            ApiToken(
+                user_id=user_id,
+                token_hash=hash_token(token),
+                kind=kind,
+                label=label[:LABEL_MAX],
+                expires_at=utcnow() + lifetime,
+            )
+        )
+    return token
+
+
+def user_for_token(db: Database, token: str, *, kind: str | None = None) -> User | None:
+    """The owner of a valid, unexpired, unrevoked token, or ``None``."""
+    if not token or len(token) > 200:
+        return None
+    with db.read() as session:
+        row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
+        if row is None or row.revoked or row.expires_at <= utcnow() or (kind and row.kind != kind):
+            return None
+        return session.get(User, row.user_id)
+
+
+def revoke_token(db: Database, token: str) -> None:
+    """Revoke a token (logout)."""
+    with db.read() as session:
+        row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
+        if row is not None:
+            row.revoked = True
+
+
+class LoginThrottle:
+    """Refuses logins after too many recent failures (in memory, per process).
+
+    Failures count per (normalized username, client address): ``"alice "``, ``"Alice"`` and
+    ``" alice"`` share one counter, and failures from one address do not lock the account
+    for anyone else. A second, larger budget per address slows guessing across many names.
+    """
+
+    def __init__(
+        self, max_failures: int, window_seconds: float, *, max_per_address: int = 100, max_keys: int = 100_000
+    ) -> None:
+        self.max_failures = max_failures
+        self.max_per_address = max_per_address
+        self.window = window_seconds
+        self.max_keys = max_keys
+        self._lock = threading.Lock()
+        self._failures: dict[tuple[str, str], list[float]] = {}
+
+    def _recent(self, key: tuple[str, str], now: float) -> list[float]:
+        times = [t for t in self._failures.get(key, []) if now - t < self.window]
+        if times:
+            self._failures[key] = times
+        else:
+            self._failures.pop(key, None)
+        return times
+
+    def check(self, username: str, address: str) -> None:
+        """Raise :class:`TooManyAttempts` when this name (from this address) or this address is locked out."""
+        now = time.monotonic()
+        with self._lock:
+            by_name = len(self._recent((normalize_username(username), address), now))
+            by_address = len(self._recent(("", address), now))
+        minutes = f"{self.window / 60:.0f}"
+        if by_name >= self.max_failures:
+            raise TooManyAttempts(
+                "too_many_attempts",
+                f"too many failed logins for {username.strip()!r}; try again in {minutes} minutes",
+            )
+        if by_address >= self.max_per_address:
+            raise TooManyAttempts(
+                "too_many_attempts", f"too many failed logins from your address; try again in {minutes} minutes"
+            )
+
+    def failed(self, username: str, address: str) -> None:
+        """Record a failed login."""
+        now = time.monotonic()
+        with self._lock:
+            if len(self._failures) > self.max_keys:
+                self._failures.clear()
+            for key in ((normalize_username(username), address), ("", address)):
+                self._failures[key] = [*self._recent(key, now), now]
+
+    def succeeded(self, username: str, address: str) -> None:
+        """Forget the failures of a name that logged in from this address."""
+        with self._lock:
+            self._failures.pop((normalize_username(username), address), None)

@@ -1,0 +1,196 @@
+"""Challenge set-up (from a config) and the read side of challenges, phases and splits."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from capeval.server.config import ChallengeConfig, parse_utc
+from capeval.server.db import Database
+from capeval.server.domain.errors import NotFound
+from capeval.server.models import Challenge, Phase, PhaseSplit, Split
+from capeval.server.services.audit import audit
+
+__all__ = [
+    "PhaseIds",
+    "challenge_summary",
+    "get_challenge",
+    "get_phase",
+    "install_challenge",
+    "list_challenges",
+    "load_references",
+    "phase_image_ids",
+]
+
+#: Longest slug or phase name looked up (longer ones cannot exist).
+NAME_MAX = 80
+
+
+def load_references(path: str | Path, image_ids: Sequence[int] | None = None) -> dict[int, list[str]]:
+    """Read a reference file with the library's reader (:func:`capeval.io.read_references`), keeping
+    the images of a split.
+
+    Raises:
+        ValueError: naming the file and the problem (integer ids are required: the server's
+            results files use COCO's integer ``image_id``).
+    """
+    from capeval.io import read_references
+
+    raw = read_references(path)
+    refs: dict[int, list[str]] = {}
+    for key, captions in raw.items():
+        if isinstance(key, bool) or not isinstance(key, int):
+            raise ValueError(f"{path}: image id {key!r} is not an integer; the server needs COCO integer ids")
+        refs[key] = list(captions)
+    if image_ids is not None:
+        missing = [i for i in image_ids if i not in refs]
+        if missing:
+            raise ValueError(f"{path}: split image ids not in the file, e.g. {missing[:5]}")
+        refs = {i: refs[i] for i in image_ids}
+    empty = [i for i, r in refs.items() if not r]
+    if empty:
+        raise ValueError(f"{path}: images without reference captions, e.g. {empty[:5]}")
+    return refs
+
+
+def _nrefs(refs: Mapping[int, list[str]]) -> str:
+    counts = [len(r) for r in refs.values()]
+    lo, hi = min(counts), max(counts)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def install_challenge(
+    db: Database,
+    config: ChallengeConfig,
+    references: Mapping[str, Mapping[int, list[str]]] | None = None,
+) -> int:
+    """Create a challenge from its config unless one with the same slug exists; returns its id.
+
+    Args:
+        db: The database.
+        config: The challenge description.
+        references: Optional ``{split name: {image_id: [captions]}}`` overriding the files.
+    """
+    with db.write() as session:
+        existing = session.scalar(select(Challenge).where(Challenge.slug == config.slug))
+        if existing is not None:
+            return existing.id
+        challenge = Challenge(slug=config.slug, title=config.title, description=config.description)
+        session.add(challenge)
+        session.flush()
+        split_ids: dict[str, int] = {}
+        for sc in config.splits:
+            refs = (references or {}).get(sc.name) or load_references(sc.references, sc.image_ids)
+            payload = json.dumps({str(k): v for k, v in sorted(refs.items())}, ensure_ascii=False)
+            split = Split(
+                challenge_id=challenge.id,
+                name=sc.name,
+                visibility=sc.visibility,
+                n_images=len(refs),
+                nrefs=_nrefs(refs),
+                references_sha256=hashlib.sha256(payload.encode("utf-8")).hexdigest(),
+                references_json=payload,
+            )
+            session.add(split)
+            session.flush()
+            split_ids[sc.name] = split.id
+        for pc in config.phases:
+            phase = Phase(
+                challenge_id=challenge.id,
+                name=pc.name,
+                starts_at=parse_utc(pc.starts_at) if pc.starts_at else None,
+                ends_at=parse_utc(pc.ends_at) if pc.ends_at else None,
+                max_per_day=pc.max_per_day,
+                max_total=pc.max_total,
+                max_in_flight=pc.max_in_flight,
+                scores_visible=pc.scores_visible,
+                allow_dry_run=pc.allow_dry_run,
+            )
+            session.add(phase)
+            session.flush()
+            for position, name in enumerate(pc.splits):
+                session.add(PhaseSplit(phase_id=phase.id, split_id=split_ids[name], position=position))
+        audit(session, None, "install_challenge", f"challenge:{config.slug}")
+        return challenge.id
+
+
+def phase_image_ids(phase: Phase) -> set[int]:
+    """Image ids a results file for this phase must cover (union of its splits)."""
+    ids: set[int] = set()
+    for split in phase.splits:
+        ids.update(int(k) for k in json.loads(split.references_json))
+    return ids
+
+
+class PhaseIds:
+    """Expected image ids per phase, parsed once (reference payloads can be large)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: dict[tuple[int, tuple[str, ...]], frozenset[int]] = {}
+
+    def get(self, phase: Phase) -> frozenset[int]:
+        key = (phase.id, tuple(s.references_sha256 for s in phase.splits))
+        with self._lock:
+            if key not in self._data:
+                self._data[key] = frozenset(phase_image_ids(phase))
+            return self._data[key]
+
+
+def get_challenge(session: Session, slug: str) -> Challenge:
+    """The challenge ``slug``, or :class:`NotFound`."""
+    challenge = None
+    if len(slug) <= NAME_MAX:
+        challenge = session.scalar(select(Challenge).where(Challenge.slug == slug))
+    if challenge is None:
+        raise NotFound("no_challenge", f"no challenge {slug[:NAME_MAX]!r}")
+    return challenge
+
+
+def get_phase(session: Session, slug: str, phase_name: str) -> Phase:
+    """Phase ``phase_name`` of challenge ``slug``, or :class:`NotFound`."""
+    challenge = get_challenge(session, slug)
+    for phase in challenge.phases:
+        if phase.name == phase_name:
+            return phase
+    raise NotFound("no_phase", f"challenge {slug!r} has no phase {phase_name[:NAME_MAX]!r}")
+
+
+def challenge_summary(challenge: Challenge) -> dict[str, Any]:
+    """What anyone may know about a challenge (never references)."""
+    return {
+        "slug": challenge.slug,
+        "title": challenge.title,
+        "description": challenge.description,
+        "splits": [
+            {"name": s.name, "visibility": s.visibility, "n_images": s.n_images, "nrefs": s.nrefs}
+            for s in challenge.splits
+        ],
+        "phases": [
+            {
+                "name": p.name,
+                "splits": [s.name for s in p.splits],
+                "starts_at": p.starts_at.isoformat() if p.starts_at else None,
+                "ends_at": p.ends_at.isoformat() if p.ends_at else None,
+                "max_per_day": p.max_per_day,
+                "max_total": p.max_total,
+                "max_in_flight": p.max_in_flight,
+                "scores_visible": p.scores_visible,
+                "allow_dry_run": p.allow_dry_run,
+            }
+            for p in challenge.phases
+        ],
+    }
+
+
+def list_challenges(db: Database) -> list[dict[str, Any]]:
+    """Summaries of every challenge."""
+    with db.read() as session:
+        return [challenge_summary(c) for c in session.scalars(select(Challenge).order_by(Challenge.id))]

@@ -1,0 +1,98 @@
+"""Pages: register, log in, log out."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from capeval.server.api.accounts import login
+from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure, verify_csrf
+from capeval.server.api.deps import (
+    Ctx,
+)
+from capeval.server.api.uploads import form_text, read_form
+from capeval.server.domain.errors import DomainError
+from capeval.server.services.accounts import create_user, issue_token, revoke_token
+from capeval.server.services.context import ServerContext
+from capeval.server.web.templating import render
+
+__all__ = ["router"]
+
+router = APIRouter(include_in_schema=False)
+
+
+async def _session_redirect(request: Request, ctx: ServerContext, user_id: int) -> Response:
+    lifetime = timedelta(hours=ctx.settings.session_hours)
+    token = await run_in_threadpool(issue_token, ctx.db, user_id, kind="session", lifetime=lifetime)
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(lifetime.total_seconds()),
+        httponly=True,
+        samesite="lax",
+        secure=cookie_secure(request, ctx.settings),
+    )
+    response.delete_cookie(PRESESSION_COOKIE)
+    return response
+
+
+@router.get("/register")
+def register_page(request: Request) -> Response:
+    return render(request, "register.html", error=None)
+
+
+@router.post("/register")
+async def register_post(request: Request, ctx: Ctx) -> Response:
+    try:
+        form = await read_form(request)
+        verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+        user = await run_in_threadpool(
+            create_user,
+            ctx.db,
+            form_text(form, "username", limit=200),
+            form_text(form, "password", limit=2000),
+            team_name=form_text(form, "team", limit=200) or None,
+            team_code=form_text(form, "team_code", limit=200) or None,
+        )
+    except DomainError as exc:
+        from capeval.server.api.errors import status_of
+
+        return render(request, "register.html", status=status_of(exc), error=exc.message, user=None)
+    return await _session_redirect(request, ctx, user.id)
+
+
+@router.get("/login")
+def login_page(request: Request) -> Response:
+    return render(request, "login.html", error=None)
+
+
+@router.post("/login")
+async def login_post(request: Request, ctx: Ctx) -> Response:
+    try:
+        form = await read_form(request)
+        verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+        address = client_address(request, ctx.settings)
+        user = await run_in_threadpool(
+            login, ctx, form_text(form, "username", limit=200), form_text(form, "password", limit=2000), address
+        )
+    except DomainError as exc:
+        from capeval.server.api.errors import status_of
+
+        return render(request, "login.html", status=status_of(exc), error=exc.message, user=None)
+    return await _session_redirect(request, ctx, user.id)
+
+
+@router.post("/logout")
+async def logout(request: Request, ctx: Ctx) -> Response:
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        await run_in_threadpool(revoke_token, ctx.db, cookie)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response

@@ -1,0 +1,126 @@
+"""Pages: upload form, my submissions, one submission, per-image results."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from capeval.server.api.csrf import verify_csrf
+from capeval.server.api.deps import (
+    Ctx,
+    MaybeUser,
+    SubmissionId,
+)
+from capeval.server.api.errors import status_of
+from capeval.server.api.uploads import form_text, read_form
+from capeval.server.domain.errors import DomainError
+from capeval.server.services.challenges import challenge_summary, get_challenge
+from capeval.server.services.context import ServerContext
+from capeval.server.services.submissions import (
+    SubmissionMeta,
+    accept_upload,
+    drilldown,
+    get_submission,
+    list_submissions,
+    parse_flag,
+    submission_view,
+    team_quota,
+)
+from capeval.server.web.templating import render
+
+__all__ = ["router"]
+
+router = APIRouter(include_in_schema=False)
+
+
+def _summary(ctx: ServerContext, slug: str) -> dict:
+    with ctx.db.read() as session:
+        return challenge_summary(get_challenge(session, slug))
+
+
+@router.get("/c/{slug}/submit")
+def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    summary = _summary(ctx, slug)
+    quota = team_quota(ctx.db, user, slug)
+    return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None)
+
+
+@router.post("/c/{slug}/submit")
+async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    summary = await run_in_threadpool(_summary, ctx, slug)
+
+    def page(status: int, error: str | None = None, result: dict | None = None) -> Response:
+        return render(
+            request, "submit.html", status=status, challenge=summary, quota={}, user=user, result=result, error=error
+        )
+
+    try:
+        form = await read_form(request, max_files=1)
+        verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+        part = form.get("file")
+        if not isinstance(part, UploadFile) or not part.filename:
+            return page(400, "choose a results file (.json or .zip) to upload")
+        meta = SubmissionMeta.build(
+            form_text(form, "method_name", limit=1000),
+            form_text(form, "method_description", limit=10_000),
+            form_text(form, "public"),
+        )
+        dry_run = parse_flag("dry_run", form_text(form, "dry_run"), default=False)
+        out = await run_in_threadpool(
+            accept_upload,
+            ctx,
+            user,
+            slug,
+            form_text(form, "phase", limit=200),
+            await part.read(),
+            content_type=part.content_type or "",
+            filename=part.filename or "",
+            meta=meta,
+            dry_run=dry_run,
+        )
+    except DomainError as exc:
+        return page(status_of(exc), exc.message)
+    if dry_run:
+        return page(200, result=out)
+    return RedirectResponse(out["url"], status_code=303)
+
+
+@router.get("/submissions")
+def submissions_page(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    return render(request, "submissions.html", submissions=list_submissions(ctx.db, user), user=user)
+
+
+@router.get("/submissions/{submission_id}")
+def submission_page(
+    request: Request,
+    submission_id: SubmissionId,
+    ctx: Ctx,
+    user: MaybeUser,
+) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    with ctx.db.read() as session:
+        row, acc = get_submission(session, submission_id, user)
+        view = submission_view(session, row, acc)
+    return render(request, "submission.html", s=view, user=user)
+
+
+@router.get("/submissions/{submission_id}/images/{split}")
+def images_page(
+    split: str,
+    request: Request,
+    submission_id: SubmissionId,
+    ctx: Ctx,
+    user: MaybeUser,
+) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    return render(request, "images.html", d=drilldown(ctx.db, user, submission_id, split), user=user)

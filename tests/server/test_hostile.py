@@ -1,0 +1,447 @@
+"""Hostile input: every request below gets a 4xx with a message, never a 5xx, and no quota is spent.
+
+Runs on SQLite and, with ``CAPEVAL_TEST_POSTGRES_URL`` set, on PostgreSQL (the ``server`` fixture).
+The cases cover JSON bodies (numbers past Python's int-digit limit, deep nesting, wrong types,
+lone surrogates, NaN), forms, uploads (results files, zips, metadata), headers and paths.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+from sqlalchemy import func, select
+
+from capeval.server.models import Submission
+
+from .support import csrf_token, results_for, split_ids
+
+J = "application/json"
+UPLOAD = "/api/v1/challenges/coco-demo/phases/val/submissions"
+DEEP = b"[" * 100_000 + b"]" * 100_000
+HUGE_INT = "9" * 5000
+
+
+def _results(**change):
+    items = results_for(split_ids()[0])
+    items[3] = {**items[3], **change}
+    return items
+
+
+def _raw(items) -> bytes:
+    return json.dumps(items).encode()
+
+
+def _raw_with(index: int, raw_item: str) -> bytes:
+    """A results file whose item ``index`` is replaced by literal JSON text (for numbers json.dumps cannot make)."""
+    items = results_for(split_ids()[0])
+    parts = [json.dumps(i) for i in items]
+    parts[index] = raw_item
+    return ("[" + ", ".join(parts) + "]").encode()
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _body_cases() -> list[tuple[str, str, str, dict]]:
+    """(name, method, url, request kwargs) of JSON bodies sent to the account endpoints."""
+    cases = []
+    bodies = {
+        "huge-int-username": ('{"username": ' + HUGE_INT + ', "password": "password-123"}').encode(),
+        "huge-int-team": ('{"username": "u1", "password": "password-123", "team": ' + HUGE_INT + "}").encode(),
+        "deep-nesting": DEEP,
+        "deep-object": b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+        "team-object": _raw({"username": "u2", "password": "password-123", "team": {"a": 1}}),
+        "team-list": _raw({"username": "u3", "password": "password-123", "team": ["x"]}),
+        "team-spaces": _raw({"username": "u4", "password": "password-123", "team": "     "}),
+        "team-tabs": _raw({"username": "u5", "password": "password-123", "team": "\t \u3000 "}),
+        "team-line-separator": _raw({"username": "u6", "password": "password-123", "team": "a\u2028b"}),
+        "team-control": _raw({"username": "u7", "password": "password-123", "team": "a\x07b"}),
+        "team-too-long": _raw({"username": "u8", "password": "password-123", "team": "t" * 500}),
+        "team-code-object": _raw({"username": "u9", "password": "password-123", "team_code": {"x": 1}}),
+        "username-int": _raw({"username": 12, "password": "password-123"}),
+        "username-bool": _raw({"username": True, "password": "password-123"}),
+        "username-null": _raw({"username": None, "password": "password-123"}),
+        "username-surrogate": b'{"username": "\\ud800abc", "password": "password-123"}',
+        "username-unicode": _raw({"username": "\u0430lice", "password": "password-123"}),
+        "username-too-long": _raw({"username": "a" * 300, "password": "password-123"}),
+        "username-spaces": _raw({"username": "   ", "password": "password-123"}),
+        "password-int": _raw({"username": "u10", "password": 12345678}),
+        "password-surrogate": b'{"username": "u11", "password": "\\udfffpassword"}',
+        "password-huge": _raw({"username": "u12", "password": "p" * 5000}),
+        "password-missing": _raw({"username": "u13"}),
+        "empty-object": b"{}",
+        "array-body": b"[]",
+        "string-body": b'"hello"',
+        "number-body": b"12",
+        "nan": b'{"username": NaN}',
+        "infinity": b'{"username": "u14", "password": Infinity}',
+        "huge-float": b'{"username": "u15", "password": 1e999}',
+        "not-utf8": b'{"username": "\xff\xfe"}',
+        "truncated": b'{"username": "u16", "pass',
+        "garbage": b"\x00\x01\x02",
+        "big-body": _raw({"username": "u17", "password": "x" * 70_000}),
+        "long-string-field": _raw({"username": "u18", "password": "password-123", "team": "x" * 5000}),
+    }
+    for name, body in bodies.items():
+        cases.append(
+            (f"register-{name}", "POST", "/api/v1/register", {"content": body, "headers": {"content-type": J}})
+        )
+    for name in ("huge-int-username", "deep-nesting", "username-int", "password-surrogate", "nan", "array-body"):
+        cases.append(
+            (f"tokens-{name}", "POST", "/api/v1/tokens", {"content": bodies[name], "headers": {"content-type": J}})
+        )
+    cases.append(
+        ("tokens-label-object", "POST", "/api/v1/tokens", {"json": {"username": "x", "password": "y", "label": {}}})
+    )
+    return cases
+
+
+def _upload_cases(auth: dict[str, str]) -> list[tuple[str, str, str, dict]]:
+    ids = split_ids()[0]
+    files = {
+        "huge-image-id": _raw_with(3, '{"image_id": ' + HUGE_INT + ', "caption": "a dog"}'),
+        "huge-image-id-negative": _raw_with(3, '{"image_id": -' + HUGE_INT + ', "caption": "a dog"}'),
+        "image-id-float": _raw(_results(image_id=1.5)),
+        "image-id-string": _raw(_results(image_id="abc")),
+        "image-id-bool": _raw(_results(image_id=True)),
+        "image-id-exp": _raw_with(3, '{"image_id": 1e400, "caption": "a dog"}'),
+        "caption-surrogate": _raw_with(3, '{"image_id": ' + str(ids[3]) + ', "caption": "\\ud800 x"}'),
+        "caption-low-surrogate": _raw_with(3, '{"image_id": ' + str(ids[3]) + ', "caption": "x \\udc00"}'),
+        "caption-cr": _raw(_results(caption="a dog\rsits")),
+        "caption-line-separator": _raw(_results(caption="a dog\u2028sits")),
+        "caption-paragraph-separator": _raw(_results(caption="a dog\u2029sits")),
+        "caption-bell": _raw(_results(caption="a dog \x07")),
+        "caption-c1": _raw(_results(caption="a dog \x85")),
+        "caption-object": _raw(_results(caption={"text": "a dog"})),
+        "caption-list": _raw(_results(caption=["a dog"])),
+        "caption-huge": _raw(_results(caption="dog " * 2000)),
+        "caption-empty": _raw(_results(caption="   ")),
+        "caption-nan": _raw_with(3, '{"image_id": ' + str(ids[3]) + ', "caption": NaN}'),
+        "deep-nesting": DEEP,
+        "nested-items": _raw([[[[[[[[[[{"image_id": 1}]]]]]]]]]]),
+        "object-not-list": _raw({"image_id": ids[0], "caption": "x"}),
+        "empty-list": b"[]",
+        "not-utf8": b'[{"image_id": 1, "caption": "\xff"}]',
+        "bom-only": b"\xef\xbb\xbf",
+        "whitespace": b"   \n ",
+        "truncated": _raw(results_for(ids))[:-10],
+        "duplicate": _raw([*results_for(ids), results_for(ids)[0]]),
+        "missing-image": _raw(results_for(ids)[1:]),
+        "unknown-image": _raw([*results_for(ids), {"image_id": 424242, "caption": "x"}]),
+    }
+    cases = []
+    for name, data in files.items():
+        for dry in ("false", "true"):
+            cases.append(
+                (
+                    f"upload-{name}-dry{dry}",
+                    "POST",
+                    f"{UPLOAD}?dry_run={dry}",
+                    {"content": data, "headers": {**auth, "content-type": J}},
+                )
+            )
+    good = _raw(results_for(ids))
+    zips = {
+        "zip-garbage": b"PK\x03\x04garbage",
+        "zip-two-json": _zip({"a.json": good, "b.json": good}),
+        "zip-traversal": _zip({"../a.json": good}),
+        "zip-nested": _zip({"a.zip": _zip({"a.json": good})}),
+        "zip-surrogate": _zip({"a.json": _raw_with(3, '{"image_id": ' + str(ids[3]) + ', "caption": "\\ud800"}')}),
+        "zip-huge-int": _zip({"a.json": _raw_with(3, '{"image_id": ' + HUGE_INT + ', "caption": "x"}')}),
+    }
+    for name, data in zips.items():
+        cases.append(
+            (
+                f"upload-{name}",
+                "POST",
+                UPLOAD,
+                {"content": data, "headers": {**auth, "content-type": "application/zip"}},
+            )
+        )
+    queries = {
+        "method-name-too-long": "method_name=" + "m" * 300,
+        "method-name-newline": "method_name=a%0Ab",
+        "method-name-control": "method_name=a%07b",
+        "method-description-too-long": "method_description=" + "d" * 6000,
+        "public-banana": "public=banana",
+        "dry-run-banana": "dry_run=banana",
+        "filename-huge": "filename=" + "f" * 2000,
+    }
+    for name, query in queries.items():
+        cases.append(
+            (f"upload-{name}", "POST", f"{UPLOAD}?{query}", {"content": good, "headers": {**auth, "content-type": J}})
+        )
+    others = [
+        ("upload-wrong-type", "POST", UPLOAD, {"content": good, "headers": {**auth, "content-type": "text/html"}}),
+        (
+            "upload-unknown-phase",
+            "POST",
+            "/api/v1/challenges/coco-demo/phases/nope/submissions",
+            {"content": good, "headers": {**auth, "content-type": J}},
+        ),
+        (
+            "upload-unknown-challenge",
+            "POST",
+            "/api/v1/challenges/" + "x" * 500 + "/phases/val/submissions",
+            {"content": good, "headers": {**auth, "content-type": J}},
+        ),
+        (
+            "upload-multipart-no-file",
+            "POST",
+            UPLOAD,
+            {"data": {"method_name": "x"}, "files": {"other": ("a.txt", b"x", "text/plain")}, "headers": auth},
+        ),
+        (
+            "upload-multipart-file-as-text",
+            "POST",
+            UPLOAD,
+            {"files": {"file": ("r.json", good, J), "method_name": ("m.txt", b"x", "text/plain")}, "headers": auth},
+        ),
+        (
+            "upload-multipart-bad-boundary",
+            "POST",
+            UPLOAD,
+            {"content": b"--zzz\r\nbroken", "headers": {**auth, "content-type": "multipart/form-data; boundary=abc"}},
+        ),
+        (
+            "upload-multipart-control-meta",
+            "POST",
+            UPLOAD,
+            {"data": {"method_name": "a\x07b"}, "files": {"file": ("r.json", good, J)}, "headers": auth},
+        ),
+        ("upload-no-auth", "POST", UPLOAD, {"content": good, "headers": {"content-type": J}}),
+        (
+            "upload-content-length-huge",
+            "POST",
+            UPLOAD,
+            {"content": good, "headers": {**auth, "content-type": J, "content-length": "9" * 30}},
+        ),
+        (
+            "upload-content-length-negative",
+            "POST",
+            UPLOAD,
+            {"content": good, "headers": {**auth, "content-type": J, "content-length": "-5"}},
+        ),
+        (
+            "upload-content-length-junk",
+            "POST",
+            UPLOAD,
+            {"content": good, "headers": {**auth, "content-type": J, "content-length": "abc"}},
+        ),
+    ]
+    return cases + others
+
+
+def _header_and_path_cases(auth: dict[str, str]) -> list[tuple[str, str, str, dict]]:
+    return [
+        ("bearer-huge", "GET", "/api/v1/me", {"headers": {"authorization": "Bearer " + "x" * 5000}}),
+        ("bearer-empty", "GET", "/api/v1/me", {"headers": {"authorization": "Bearer "}}),
+        ("basic-auth", "GET", "/api/v1/me", {"headers": {"authorization": "Basic dXNlcjpwYXNz"}}),
+        ("cookie-garbage", "GET", "/api/v1/me", {"headers": {"cookie": "capeval_session=" + "z" * 3000}}),
+        ("submission-id-huge", "GET", "/api/v1/submissions/" + "9" * 40, {"headers": auth}),
+        ("submission-id-negative", "GET", "/api/v1/submissions/-1", {"headers": auth}),
+        ("submission-id-zero", "GET", "/api/v1/submissions/0", {"headers": auth}),
+        ("submission-id-text", "GET", "/api/v1/submissions/abc", {"headers": auth}),
+        ("submission-id-int64", "GET", f"/api/v1/submissions/{2**63}", {"headers": auth}),
+        ("images-split-long", "GET", "/api/v1/submissions/1/images/" + "s" * 1000, {"headers": auth}),
+        ("page-submission-huge", "GET", "/submissions/" + "9" * 40, {"headers": {**auth, "accept": "text/html"}}),
+        ("vs-huge", "GET", "/c/coco-demo?vs=" + "9" * 40, {}),
+        ("vs-text", "GET", "/c/coco-demo?vs=abc", {}),
+        ("vs-negative", "GET", "/api/v1/challenges/coco-demo/leaderboard?vs=-3", {}),
+        ("vs-json-export", "GET", "/c/coco-demo/leaderboard.json?vs=" + "1" * 30, {}),
+        ("challenge-long", "GET", "/api/v1/challenges/" + "c" * 3000, {}),
+        ("challenge-page-long", "GET", "/c/" + "c" * 3000, {"headers": {"accept": "text/html"}}),
+        ("baseline-value-banana", "POST", "/api/v1/submissions/1/baseline?value=banana", {"headers": auth}),
+        ("rerun-not-host", "POST", "/api/v1/submissions/1/rerun", {"headers": auth}),
+        ("audit-not-host", "GET", "/api/v1/audit", {"headers": auth}),
+        ("failed-jobs-not-host", "GET", "/api/v1/jobs/failed", {"headers": auth}),
+        ("method-not-allowed", "DELETE", "/api/v1/me", {"headers": auth}),
+        ("unknown-route", "GET", "/api/v1/" + "n" * 500, {}),
+    ]
+
+
+def _form_cases(client) -> list[tuple[str, str, str, dict]]:
+    token = csrf_token(client)
+    form = "application/x-www-form-urlencoded"
+    return [
+        ("login-no-csrf", "POST", "/login", {"data": {"username": "a", "password": "b"}}),
+        ("login-bad-csrf", "POST", "/login", {"data": {"username": "a", "password": "b", "csrf_token": "0" * 64}}),
+        (
+            "login-csrf-object",
+            "POST",
+            "/login",
+            {"files": {"csrf_token": ("t", b"x", "text/plain")}, "data": {"username": "a"}},
+        ),
+        ("login-json-body", "POST", "/login", {"json": {"username": "a", "password": "b"}}),
+        ("login-too-many-fields", "POST", "/login", {"data": {f"f{i}": "x" for i in range(40)}}),
+        (
+            "login-cross-origin",
+            "POST",
+            "/login",
+            {
+                "data": {"username": "a", "password": "b", "csrf_token": token},
+                "headers": {"origin": "http://evil.example"},
+            },
+        ),
+        (
+            "login-null-origin",
+            "POST",
+            "/login",
+            {"data": {"username": "a", "password": "b", "csrf_token": token}, "headers": {"origin": "null"}},
+        ),
+        (
+            "login-other-port-referer",
+            "POST",
+            "/login",
+            {
+                "data": {"username": "a", "password": "b", "csrf_token": token},
+                "headers": {"referer": "http://testserver:9999/x"},
+            },
+        ),
+        (
+            "login-huge-int-username",
+            "POST",
+            "/login",
+            {
+                "content": ("username=" + HUGE_INT + "&password=x&csrf_token=" + token).encode(),
+                "headers": {"content-type": form},
+            },
+        ),
+        (
+            "login-username-huge",
+            "POST",
+            "/login",
+            {"data": {"username": "u" * 5000, "password": "b", "csrf_token": token}},
+        ),
+        (
+            "register-form-team-spaces",
+            "POST",
+            "/register",
+            {"data": {"username": "formuser", "password": "password-123", "team": "    ", "csrf_token": token}},
+        ),
+        (
+            "register-surrogate-bytes",
+            "POST",
+            "/register",
+            {
+                "content": ("username=a%ED%A0%80&password=password-123&csrf_token=" + token).encode(),
+                "headers": {"content-type": form},
+            },
+        ),
+        ("register-no-csrf", "POST", "/register", {"data": {"username": "formuser2", "password": "password-123"}}),
+        ("logout-no-csrf", "POST", "/logout", {"data": {}}),
+        ("submit-page-anonymous-no-csrf", "POST", "/host/submissions/1/rerun", {"data": {}}),
+    ]
+
+
+def _check(response, name: str) -> None:
+    assert 400 <= response.status_code < 500, (name, response.status_code, response.text[:300])
+    ctype = response.headers.get("content-type", "")
+    if ctype.startswith("application/json"):
+        detail = response.json().get("detail")
+        assert isinstance(detail, str) and detail, (name, response.text[:300])
+    else:
+        assert 'role="alert"' in response.text or 'class="error"' in response.text, (name, response.text[:300])
+
+
+def _submissions(server) -> int:
+    with server.db.read() as session:
+        return session.scalar(select(func.count(Submission.id)))
+
+
+def test_hostile_requests_get_a_4xx_with_a_message(server):
+    token = server.register("mallory")
+    auth = {"Authorization": f"Bearer {token}"}
+    before = _submissions(server)
+    cases = [*_body_cases(), *_upload_cases(auth), *_header_and_path_cases(auth)]
+    browser = server.client  # cookies of an anonymous browser for the form cases
+    cases += _form_cases(browser)
+    assert len(cases) >= 100
+    seen = set()
+    for name, method, url, kwargs in cases:
+        assert name not in seen, name
+        seen.add(name)
+        response = server.client.request(method, url, **kwargs)
+        _check(response, name)
+    assert _submissions(server) == before
+    quota = server.client.get("/api/v1/challenges/coco-demo", headers=auth).json()["quota"]
+    assert quota["val"]["total"] == 0 and quota["val"]["in_flight"] == 0
+
+
+def test_dry_run_and_real_upload_refuse_a_lone_surrogate_alike(server):
+    token = server.register("sam")
+    ids = split_ids()[0]
+    data = _raw_with(3, '{"image_id": ' + str(ids[3]) + ', "caption": "\\ud800 x"}')
+    headers = {"Authorization": f"Bearer {token}", "content-type": J}
+    dry = server.client.post(f"{UPLOAD}?dry_run=true", content=data, headers=headers)
+    real = server.client.post(UPLOAD, content=data, headers=headers)
+    assert dry.status_code == real.status_code == 400
+    assert dry.json() == real.json() and "surrogate" in real.json()["detail"]
+
+
+def test_browsers_get_html_errors_and_api_clients_json(tmp_path):
+    from .support import make_server
+
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", max_upload_bytes=10_000)
+    page = server.client.get("/c/nope", headers={"accept": "text/html"})
+    assert (
+        page.status_code == 404 and page.headers["content-type"].startswith("text/html") and "no challenge" in page.text
+    )
+    api = server.client.get("/api/v1/challenges/nope", headers={"accept": "text/html"})
+    assert api.status_code == 404 and api.json()["error"] == "no_challenge"
+    big = b"x" * 200_000
+    page = server.client.post(
+        "/c/coco-demo/submit",
+        content=big,
+        headers={"accept": "text/html", "content-type": "multipart/form-data; boundary=x"},
+    )
+    assert (
+        page.status_code == 413 and page.headers["content-type"].startswith("text/html") and "upload limit" in page.text
+    )
+    api = server.client.post(UPLOAD, content=big, headers={"content-type": J})
+    assert api.status_code == 413 and api.json()["error"] == "too_large"
+    server.client.close()
+    server.db.dispose()
+
+
+def test_csv_export_neutralizes_formulas(server):
+    token = server.register("excel", team="=cmd|' /C calc'!A0")
+    r = server.submit(token, results_for(split_ids()[0]), query="?method_name=%3DHYPERLINK(%22http://x%22)")
+    assert r.status_code == 202, r.text
+    server.run_jobs()
+    text = server.client.get("/c/coco-demo/leaderboard.csv").text
+    row = next(line for line in text.splitlines() if "HYPERLINK" in line)
+    assert "'=HYPERLINK" in row and "'=cmd" in row
+    for line in text.splitlines()[1:]:
+        for cell in line.split(","):
+            assert not cell.startswith(("=", "+", "@")), line
+
+
+def test_a_server_failure_is_an_html_page_for_browsers_and_json_for_api_clients(tmp_path, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from capeval.server.web import challenges as pages
+
+    from .support import make_server
+
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
+
+    def broken(db):
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(pages, "list_challenges", broken)
+    client = TestClient(server.app, raise_server_exceptions=False)
+    page = client.get("/", headers={"accept": "text/html"})
+    assert page.status_code == 500 and page.headers["content-type"].startswith("text/html")
+    assert 'role="alert"' in page.text and "on fire" not in page.text
+    api = client.get("/", headers={"accept": "application/json"})
+    assert api.status_code == 500 and api.json()["error"] == "internal_error"
+    client.close()
+    server.db.dispose()
