@@ -305,7 +305,7 @@ class _CIDErBase(MeanMetric):
         df = prepared
         if isinstance(prepared, _ReferenceFrequencies):
             df = None if prepared.references is references else prepared.frozen()
-        return self.score_batch(candidates, np.arange(len(candidates)), references, df=df)
+        return self.score_batch(candidates, np.arange(len(candidates)), references, df=df, tokenized=True)
 
     def score_batch(
         self,
@@ -314,18 +314,24 @@ class _CIDErBase(MeanMetric):
         references: Sequence[Sequence[str]],
         *,
         df: DocumentFrequencies | None = None,
+        tokenized: bool = False,
     ) -> FloatArray:
         """Score many candidates per item in one call (e.g. sampled captions for RL rewards).
 
         Args:
-            candidates: Tokenized candidate captions.
+            candidates: Candidate captions.
             item_index: ``item_index[c]`` is the item (index into ``references``) of candidate ``c``.
-            references: Tokenized reference captions, item-major.
+            references: Reference captions, item-major.
+            tokenized: The captions are already tokenized (space-joined tokens). By default they
+                go through the metric's tokenizer first, as in :meth:`score` (candidates and
+                references as two streams); with ``tokenizer="none"`` nothing changes either way.
 
         Returns:
             One score per candidate. Document frequencies come from ``df`` if given, else from
             the metric's external ones, else from ``references``.
         """
+        if not tokenized and self.tokenizer.name != "none":
+            candidates, references = self.tokenize(candidates, references)
         item_of_cand = np.asarray(item_index, dtype=np.int64).reshape(-1)
         n_cands, n_items = len(candidates), len(references)
         if item_of_cand.shape[0] != n_cands:
