@@ -16,7 +16,7 @@ from typing import Any
 
 from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, Metric, check_inputs
-from capeval.registry import get_metric, list_metrics
+from capeval.registry import canonical_name, get_metric, list_metrics
 
 __all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
 
@@ -103,7 +103,7 @@ def resolve_metrics(names: Iterable[str] | None) -> list[str]:
         elif key in ("coco", "all"):
             out.extend(m for m in (*DEFAULT_METRICS, "spice") if m in available)
         else:
-            out.append(key)
+            out.append(canonical_name(key))
     seen: dict[str, None] = {}
     for key in out:
         seen.setdefault(key, None)

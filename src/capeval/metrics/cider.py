@@ -499,7 +499,8 @@ class CIDEr(_CIDErBase):
     Mean over orders 1..n of the average cosine similarity between TF-IDF n-gram vectors of
     the candidate and each reference; no clipping, no length penalty, no factor 10. IDF
     uses ``max(1, df)`` like CIDEr-D so that n-grams absent from every reference get a
-    finite weight. Not what the COCO server reports as "CIDEr" (that is :class:`CIDErD`).
+    finite weight. Not what the COCO server reports as "CIDEr" (that is :class:`CIDErD`), hence
+    its registry name ``cider-original``.
 
     Example:
         >>> m = CIDEr(tokenizer="none")
@@ -509,8 +510,8 @@ class CIDEr(_CIDErBase):
         [0.426, 0.2271]
     """
 
-    name = "cider"
-    outputs = ("cider",)
+    name = "cider-original"
+    outputs = ("cider-original",)
     clip = False
     sigma = None
     scale = 1.0
