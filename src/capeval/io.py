@@ -141,10 +141,10 @@ def _load(path: PathLike) -> tuple[Any, bool]:
     return rows, True
 
 
-def _check_caption(name: str, where: str, caption: Any, role: str) -> str:
+def _check_caption(name: str, where: str, caption: Any, role: str, *, allow_empty: bool = False) -> str:
     if not isinstance(caption, str):
         raise CaptionFileError(f"{name}: {where}: {role} must be a string, got {type(caption).__name__}")
-    if not caption.strip():
+    if not allow_empty and not caption.strip():
         raise CaptionFileError(f"{name}: {where}: {role} is empty")
     if len(caption) > MAX_CAPTION_CHARS:
         raise CaptionFileError(
@@ -174,7 +174,7 @@ def read_candidates(path: PathLike) -> dict[ImageId, str]:
 
     Raises:
         CaptionFileError: on unreadable, non-UTF-8 or invalid JSON, a wrong shape, a
-            missing/invalid image id, a non-string, empty or over-long caption, or two
+            missing/invalid image id, a non-string or over-long caption, or two
             captions for one image id.
     """
     name = os.fspath(path)
@@ -184,7 +184,8 @@ def read_candidates(path: PathLike) -> dict[ImageId, str]:
 
     def add(where: str, image_id: Any, caption: Any) -> None:
         key = _check_id(name, where, image_id)
-        caption = _check_caption(name, f"{where} (image id {image_id!r})", caption, "caption")
+        # Empty candidates are scored (as the official code scores them); the scorer warns about them.
+        caption = _check_caption(name, f"{where} (image id {image_id!r})", caption, "caption", allow_empty=True)
         if key in seen:
             raise CaptionFileError(
                 f"{name}: {where}: duplicate result for image id {image_id!r} (first given at {seen[key]}); "
