@@ -143,6 +143,12 @@ def test_df_lookup_like_self_critical(tmp_path: Path, monkeypatch: pytest.Monkey
     mean, scores = CiderD(df="coco-train-idxs").compute_score(gts, res)
     assert isinstance(mean, np.float64) and scores.shape == (2,)
     assert read_df("coco-train-idxs").n_documents == 3
+    assert main(["cider-df", "convert", "data/coco-train-idxs.p", "data/coco-train-idxs.npz"]) == 0
+    assert resolve_df_path("coco-train-idxs") == Path("data/coco-train-idxs.npz")
+    np.testing.assert_array_equal(CiderD(df="coco-train-idxs").compute_score(gts, res)[1], scores)
+    os.utime("data/coco-train-idxs.p")  # a newer pickle wins over a stale conversion
+    os.utime("data/coco-train-idxs.npz", (1, 1))
+    assert resolve_df_path("coco-train-idxs") == Path("data/coco-train-idxs.p")
 
 
 def test_cli_convert_and_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

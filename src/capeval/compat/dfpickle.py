@@ -224,13 +224,19 @@ def resolve_df_path(df: str | os.PathLike[str]) -> Path:
 
     In order: ``df`` itself if it is an existing file (``.p`` pickle or capeval ``.npz``), then
     ``data/<df>.p`` relative to the working directory (the self-critical convention:
-    ``df="coco-train-idxs"`` reads ``data/coco-train-idxs.p``), then ``data/<df>.npz``.
+    ``df="coco-train-idxs"`` reads ``data/coco-train-idxs.p``), then ``data/<df>.npz``. A
+    ``data/<df>.npz`` (written by ``capeval cider-df convert``) at least as new as ``data/<df>.p``
+    is used instead of the pickle: same frequencies, loaded in a fraction of the time.
 
     Raises:
         FileNotFoundError: naming every place looked at.
     """
     text = os.fspath(df)
-    candidates = [Path(text), Path("data") / f"{text}.p", Path("data") / f"{text}.npz"]
+    pickled, converted = Path("data") / f"{text}.p", Path("data") / f"{text}.npz"
+    if not Path(text).is_file() and pickled.is_file() and converted.is_file():
+        if converted.stat().st_mtime >= pickled.stat().st_mtime:
+            return converted
+    candidates = [Path(text), pickled, converted]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
