@@ -87,7 +87,6 @@ def test_ids_match_across_int_and_string(tmp_path: Path) -> None:
         (b'["a dog"]', "entry 0: expected an object"),
         (b'[{"image_id": 1}]', "entry 0: missing 'caption'"),
         (b'[{"image_id": 1, "caption": 5}]', "caption must be a string, got int"),
-        (b'[{"image_id": 1, "caption": "  "}]', "caption is empty"),
         (b'[{"image_id": 1.5, "caption": "a"}]', "image id must be an integer or a string"),
         (b'[{"image_id": 1, "caption": "a"}, {"image_id": 1, "caption": "b"}]', "duplicate result for image id 1"),
         (b'{"1": ["a", "b"]}', "expected exactly one candidate caption, got 2"),
@@ -99,6 +98,12 @@ def test_bad_candidates(tmp_path: Path, raw: bytes, message: str) -> None:
     with pytest.raises(CaptionFileError, match=message) as err:
         read_candidates(path)
     assert "bad.json" in str(err.value)
+
+
+def test_empty_candidate_is_read(tmp_path: Path) -> None:
+    """An empty candidate is scored (as the official code scores it, with a warning), not refused."""
+    path = write(tmp_path, "r.json", [{"image_id": 1, "caption": "  "}, {"image_id": 2, "caption": ""}])
+    assert read_candidates(path) == {1: "  ", 2: ""}
 
 
 def test_bad_jsonl_line_is_named(tmp_path: Path) -> None:

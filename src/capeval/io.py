@@ -251,12 +251,14 @@ def parse_jsonl(data: bytes | str, *, name: str = "<jsonl>") -> list[tuple[int, 
     return _jsonl_records(_decode(data, name), name)
 
 
-def _check_caption(name: str, where: str, caption: Any, role: str, limit: int = MAX_CAPTION_CHARS) -> str:
+def _check_caption(
+    name: str, where: str, caption: Any, role: str, limit: int = MAX_CAPTION_CHARS, *, allow_empty: bool = False
+) -> str:
     if not isinstance(caption, str):
         raise CaptionFileError(
             f"{name}: {where}: {role} must be a string, got {type(caption).__name__}", code="bad_caption_type"
         )
-    if not caption.strip():
+    if not allow_empty and not caption.strip():
         raise CaptionFileError(f"{name}: {where}: {role} is empty", code="empty_caption")
     if len(caption) > limit:
         raise CaptionFileError(
@@ -303,8 +305,9 @@ def read_candidates(path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHAR
 
     Raises:
         CaptionFileError: on unreadable, non-UTF-8 or invalid JSON, a wrong shape, a
-            missing/invalid image id, a non-string, empty or over-long caption, a caption
-            containing NUL, or two captions for one image id.
+            missing/invalid image id, a non-string or over-long caption, a caption
+            containing NUL, or two captions for one image id (an empty caption is
+            accepted: it is scored as the official code scores it, with a warning).
     """
     return parse_candidates(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars)
 
@@ -341,7 +344,10 @@ def parse_candidates(
 
     def add(where: str, image_id: Any, caption: Any) -> None:
         key = _check_id(name, where, image_id)
-        caption = _check_caption(name, f"{where} (image id {image_id!r})", caption, "caption", max_caption_chars)
+        # Empty candidates are scored (as the official code scores them); the scorer warns about them.
+        caption = _check_caption(
+            name, f"{where} (image id {image_id!r})", caption, "caption", max_caption_chars, allow_empty=True
+        )
         if key in seen:
             raise CaptionFileError(
                 f"{name}: {where}: duplicate result for image id {image_id!r} (first given at {seen[key]}); "

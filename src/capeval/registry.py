@@ -13,14 +13,22 @@ from typing import Any
 
 from capeval.metrics.base import Metric
 
-__all__ = ["COCO_METRICS", "DEFAULT_METRICS", "get_metric", "list_metrics", "metric_class"]
+__all__ = [
+    "COCO_METRICS",
+    "DEFAULT_METRICS",
+    "OFFICIAL_NAMES",
+    "canonical_name",
+    "get_metric",
+    "list_metrics",
+    "metric_class",
+]
 
 _METRICS: dict[str, str] = {
     "bleu": "capeval.metrics.bleu:BLEU",
     "meteor": "capeval.metrics.meteor:METEOR",
     "rouge-l": "capeval.metrics.rouge:ROUGEL",
     "cider-d": "capeval.metrics.cider:CIDErD",
-    "cider": "capeval.metrics.cider:CIDEr",
+    "cider-original": "capeval.metrics.cider:CIDEr",
     "rouge-n": "capeval.metrics.rouge:ROUGEN",
     "rouge-s": "capeval.metrics.rouge:ROUGES",
     "spice": "capeval.metrics.spice:SPICE",
@@ -36,6 +44,21 @@ _ALIASES: dict[str, str] = {
     "ciderd": "cider-d",
     "cider_d": "cider-d",
     "bleu-4": "bleu",
+    "cider-orig": "cider-original",
+    "cider_original": "cider-original",
+}
+
+#: The names the official COCO evaluation reports (``COCOEvalCap.eval`` keys), lower-cased, and
+#: what they mean there: ``CIDEr`` is CIDEr-D (the original CIDEr is ``cider-original``).
+OFFICIAL_NAMES: dict[str, str] = {
+    "bleu_1": "bleu",
+    "bleu_2": "bleu",
+    "bleu_3": "bleu",
+    "bleu_4": "bleu",
+    "meteor": "meteor",
+    "rouge_l": "rouge-l",
+    "cider": "cider-d",
+    "spice": "spice",
 }
 
 #: The metrics of the official COCO caption evaluation, in its order (SPICE when available).
@@ -58,13 +81,19 @@ def list_metrics() -> list[str]:
     return [name for name, path in _METRICS.items() if _module_exists(path)]
 
 
+def canonical_name(name: str) -> str:
+    """The registry key for a key, an alias or an official name (``"CIDEr"`` -> ``"cider-d"``)."""
+    key = name.strip().lower()
+    return _ALIASES.get(key, OFFICIAL_NAMES.get(key, key))
+
+
 def metric_class(name: str) -> type[Metric]:
-    """The metric class for a registry key or alias.
+    """The metric class for a registry key, an alias or an official name (``"Bleu_4"``, ``"CIDEr"``).
 
     Raises:
         ValueError: for an unknown name.
     """
-    key = _ALIASES.get(name.lower(), name.lower())
+    key = canonical_name(name)
     path = _METRICS.get(key)
     if path is None or not _module_exists(path):
         raise ValueError(f"unknown metric {name!r}; choose from {', '.join(list_metrics())}")

@@ -41,7 +41,7 @@ FACTORIES: dict[str, Callable[[], Metric]] = {
     "meteor": lambda: get_metric("meteor", tokenizer="none", n_threads=1),
     "rouge-l": lambda: get_metric("rouge-l", tokenizer="none"),
     "cider-d": lambda: get_metric("cider-d", tokenizer="none"),
-    "cider": lambda: get_metric("cider", tokenizer="none"),
+    "cider-original": lambda: get_metric("cider-original", tokenizer="none"),
     "rouge-n": lambda: get_metric("rouge-n", tokenizer="none"),
     "rouge-s": lambda: get_metric("rouge-s", tokenizer="none"),
     "spice": lambda: get_metric("spice", tokenizer="none", **_spice_options()),

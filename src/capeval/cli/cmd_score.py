@@ -6,11 +6,13 @@ import argparse
 import logging
 import os
 import sys
+import warnings
 from typing import Any
 
 from capeval.cli._output import format_csv, format_json, format_table
 from capeval.engines.local import DEFAULT_METRICS, evaluate, resolve_metrics
 from capeval.io import load_corpus, write_json
+from capeval.metrics.base import EmptyCandidateWarning
 from capeval.registry import list_metrics
 
 __all__ = ["add_scoring_options", "register", "run_scoring"]
@@ -31,6 +33,11 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="empty candidate captions are an error (default: scored as the official code scores them, with a warning)",
+    )
+    parser.add_argument(
         "--dask",
         metavar="SCHEDULER",
         help="score on a Dask cluster: a scheduler address, or 'local' for a local cluster",
@@ -43,6 +50,7 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
 def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, require_all: bool = False) -> int:
     """Load, score and print; the body of ``score`` and ``demo``."""
     corpus = load_corpus(results, references, require_all=require_all)
+    _check_empty_candidates(corpus, strict=getattr(args, "strict", False))
     metrics = resolve_metrics(args.metrics.split(",") if args.metrics else None)
     if not metrics:
         raise ValueError("no metrics selected")
@@ -51,12 +59,14 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
         logging.getLogger("capeval").setLevel(logging.INFO)
     if not args.quiet:
         print(f"capeval: scoring {len(corpus):,} images with {', '.join(metrics)}", file=sys.stderr)
-    if args.dask:
-        evaluation = _evaluate_on_dask(args, corpus, metrics)
-    else:
-        evaluation = evaluate(
-            corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress, workers=_workers(args.workers)
-        )
+    with warnings.catch_warnings():  # reported once above
+        warnings.simplefilter("ignore", EmptyCandidateWarning)
+        if args.dask:
+            evaluation = _evaluate_on_dask(args, corpus, metrics)
+        else:
+            evaluation = evaluate(
+                corpus, metrics=metrics, tokenizer=args.tokenizer, progress=progress, workers=_workers(args.workers)
+            )
     if args.format == "json":
         print(format_json(evaluation))
     elif args.format == "csv":
@@ -68,6 +78,20 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
         if not args.quiet:
             print(f"capeval: per-image scores written to {args.per_image}", file=sys.stderr)
     return 0
+
+
+def _check_empty_candidates(corpus: Any, *, strict: bool) -> None:
+    empty = [image_id for image_id, caption in zip(corpus.ids, corpus.candidates, strict=True) if not caption.strip()]
+    if not empty:
+        return
+    shown = ", ".join(repr(i) for i in empty[:10]) + (", ..." if len(empty) > 10 else "")
+    if strict:
+        raise ValueError(f"{len(empty)} empty candidate caption(s) (image {shown}); --strict makes them an error")
+    print(
+        f"capeval: warning: {len(empty)} empty candidate caption(s) (image {shown}): scored as the official "
+        "evaluation scores them (0); --strict makes this an error",
+        file=sys.stderr,
+    )
 
 
 def _evaluate_on_dask(args: argparse.Namespace, corpus: Any, metrics: list[str]) -> Any:

@@ -25,7 +25,16 @@ from capeval.signature import Signature
 from capeval.tokenizers.base import Tokenizer, get_tokenizer
 from capeval.types import FloatArray
 
-__all__ = ["CorpusResult", "FloatArray", "MeanMetric", "Metric", "check_inputs", "nrefs_label"]
+__all__ = [
+    "CorpusResult",
+    "EmptyCandidateWarning",
+    "FloatArray",
+    "MeanMetric",
+    "Metric",
+    "check_inputs",
+    "normalize_inputs",
+    "nrefs_label",
+]
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,7 @@ def check_inputs(
         and all(map(len, references))
         and set(map(type, chain.from_iterable(references))) <= {str}
     ):
+        _warn_empty_candidates(candidates, ids)
         return
 
     def where(i: int) -> str:
@@ -102,6 +112,60 @@ def check_inputs(
         for j, ref in enumerate(refs):
             if not isinstance(ref, str):
                 raise ValueError(f"{where(i)}: reference {j} must be a string, got {type(ref).__name__}")
+    _warn_empty_candidates(candidates, ids)
+
+
+class EmptyCandidateWarning(UserWarning):
+    """Some candidate captions are empty; they are scored as the official code scores them (0)."""
+
+
+def _warn_empty_candidates(candidates: Sequence[str], ids: Sequence[Hashable] | None) -> None:
+    if all(map(str.strip, candidates)):
+        return
+    empty = [i for i, c in enumerate(candidates) if not c.strip()]
+    names = [repr(ids[i]) if ids is not None else f"item {i}" for i in empty[:5]]
+    where = ("image " if ids is not None else "") + ", ".join(names) + (", ..." if len(empty) > 5 else "")
+    import warnings
+
+    warnings.warn(
+        EmptyCandidateWarning(
+            f"{len(empty)} empty candidate caption(s) ({where}): scored as the official evaluation scores them (0)"
+        ),
+        stacklevel=4,
+    )
+
+
+def normalize_inputs(
+    candidates: Sequence[str] | Mapping[Hashable, Any],
+    references: Sequence[Sequence[str]] | Mapping[Hashable, Sequence[str]],
+    ids: Sequence[Hashable] | None = None,
+) -> tuple[Sequence[str], Sequence[Sequence[str]], Sequence[Hashable] | None]:
+    """Accept ``{image_id: caption}`` / ``{image_id: [caption]}`` and ``{image_id: [references]}`` dicts.
+
+    Dicts are aligned by image id (in the candidates' order, ids returned); lists pass through.
+
+    Raises:
+        ValueError: for a dict on one side only, ids without references, or a candidate list
+            that does not hold exactly one caption.
+    """
+    if not isinstance(candidates, Mapping) and not isinstance(references, Mapping):
+        return candidates, references, ids
+    if not (isinstance(candidates, Mapping) and isinstance(references, Mapping)):
+        raise ValueError("give candidates and references both as lists or both as {image_id: ...} dicts")
+    if ids is not None:
+        raise ValueError("ids come from the dict keys; do not pass ids= with dict inputs")
+    missing = [k for k in candidates if k not in references]
+    if missing:
+        raise ValueError(f"{len(missing)} image id(s) have a candidate but no references: {missing[:5]!r}")
+    cands: list[Any] = []
+    for key, value in candidates.items():
+        if isinstance(value, (list, tuple)):
+            if len(value) != 1:
+                raise ValueError(f"image {key!r}: expected one candidate caption, got {len(value)}")
+            value = value[0]
+        cands.append(value)
+    keys = list(candidates)
+    return cands, [references[k] for k in keys], keys
 
 
 def nrefs_label(references: Sequence[Sequence[str]]) -> str:
@@ -278,8 +342,9 @@ class Metric(abc.ABC):
         """Score raw captions: validate, tokenize, prepare, collect statistics, reduce.
 
         Args:
-            candidates: One caption per item.
-            references: ``references[i]`` is the list of reference captions of item ``i``.
+            candidates: One caption per item, or ``{image_id: caption}`` (also ``{image_id: [caption]}``).
+            references: ``references[i]`` is the list of reference captions of item ``i``, or
+                ``{image_id: [captions]}`` when ``candidates`` is a dict (aligned by image id).
             ids: Optional item identifiers carried into the result.
             prepared: Reuse corpus-level reference data from an earlier :meth:`prepare`
                 (tokenized with the same tokenizer); computed from ``references`` if omitted.
@@ -292,17 +357,20 @@ class Metric(abc.ABC):
         Raises:
             ValueError: on misaligned or malformed input, naming the item.
         """
+        candidates, references, ids = normalize_inputs(candidates, references, ids)
         check_inputs(candidates, references, ids)
         cand_tok, ref_tok = self.tokenize(candidates, references)
-        return self.score_tokenized(
-            candidates=cand_tok,
-            references=ref_tok,
-            ids=ids,
-            prepared=prepared,
-            progress=progress,
-            workers=workers,
-            reuse=reuse,
-        )
+        with warnings.catch_warnings():  # already reported on the raw captions
+            warnings.simplefilter("ignore", EmptyCandidateWarning)
+            return self.score_tokenized(
+                candidates=cand_tok,
+                references=ref_tok,
+                ids=ids,
+                prepared=prepared,
+                progress=progress,
+                workers=workers,
+                reuse=reuse,
+            )
 
     def score_tokenized(
         self,
@@ -320,6 +388,7 @@ class Metric(abc.ABC):
 
         Arguments as for :meth:`score`; ``features`` is the former name of ``reuse`` (NNEval).
         """
+        candidates, references, ids = normalize_inputs(candidates, references, ids)
         check_inputs(candidates, references, ids)
         if features is not None:
             warnings.warn("features= is deprecated; use reuse=", DeprecationWarning, stacklevel=2)

@@ -47,7 +47,7 @@ from capeval.metrics.ngrams import (
 )
 from capeval.tokenizers.base import Tokenizer
 
-__all__ = ["CIDEr", "CIDErD", "DocumentFrequencies"]
+__all__ = ["CIDEr", "CIDErD", "DocumentFrequencies", "SelfCIDErResult", "self_cider"]
 
 #: Gaussian length-penalty width of CIDEr-D (Vedantam et al. 2015; pycocoevalcap ``sigma=6.0``).
 CIDER_D_SIGMA = 6.0
@@ -305,7 +305,7 @@ class _CIDErBase(MeanMetric):
         df = prepared
         if isinstance(prepared, _ReferenceFrequencies):
             df = None if prepared.references is references else prepared.frozen()
-        return self.score_batch(candidates, np.arange(len(candidates)), references, df=df)
+        return self.score_batch(candidates, np.arange(len(candidates)), references, df=df, tokenized=True)
 
     def score_batch(
         self,
@@ -314,18 +314,24 @@ class _CIDErBase(MeanMetric):
         references: Sequence[Sequence[str]],
         *,
         df: DocumentFrequencies | None = None,
+        tokenized: bool = False,
     ) -> FloatArray:
         """Score many candidates per item in one call (e.g. sampled captions for RL rewards).
 
         Args:
-            candidates: Tokenized candidate captions.
+            candidates: Candidate captions.
             item_index: ``item_index[c]`` is the item (index into ``references``) of candidate ``c``.
-            references: Tokenized reference captions, item-major.
+            references: Reference captions, item-major.
+            tokenized: The captions are already tokenized (space-joined tokens). By default they
+                go through the metric's tokenizer first, as in :meth:`score` (candidates and
+                references as two streams); with ``tokenizer="none"`` nothing changes either way.
 
         Returns:
             One score per candidate. Document frequencies come from ``df`` if given, else from
             the metric's external ones, else from ``references``.
         """
+        if not tokenized and self.tokenizer.name != "none":
+            candidates, references = self.tokenize(candidates, references)
         item_of_cand = np.asarray(item_index, dtype=np.int64).reshape(-1)
         n_cands, n_items = len(candidates), len(references)
         if item_of_cand.shape[0] != n_cands:
@@ -503,7 +509,8 @@ class CIDEr(_CIDErBase):
     Mean over orders 1..n of the average cosine similarity between TF-IDF n-gram vectors of
     the candidate and each reference; no clipping, no length penalty, no factor 10. IDF
     uses ``max(1, df)`` like CIDEr-D so that n-grams absent from every reference get a
-    finite weight. Not what the COCO server reports as "CIDEr" (that is :class:`CIDErD`).
+    finite weight. Not what the COCO server reports as "CIDEr" (that is :class:`CIDErD`), hence
+    its registry name ``cider-original``.
 
     Example:
         >>> m = CIDEr(tokenizer="none")
@@ -513,8 +520,109 @@ class CIDEr(_CIDErBase):
         [0.426, 0.2271]
     """
 
-    name = "cider"
-    outputs = ("cider",)
+    name = "cider-original"
+    outputs = ("cider-original",)
     clip = False
     sigma = None
     scale = 1.0
+
+
+@dataclass(frozen=True)
+class SelfCIDErResult:
+    """Self-CIDEr diversity of several captions per image.
+
+    Attributes:
+        score: Mean of the per-image diversities.
+        item_scores: Diversity of each image's caption set, in ``[0, 1]`` (0: all alike).
+        kernels: Each image's ``m x m`` CIDEr kernel matrix ``K[i, j] = CIDEr(c_i, c_j)``.
+    """
+
+    score: float
+    item_scores: FloatArray
+    kernels: tuple[FloatArray, ...]
+
+
+def self_cider(
+    captions: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]] | None = None,
+    *,
+    df: DocumentFrequencies | None = None,
+    tokenizer: str | Tokenizer = "ptb",
+    n: int = CIDER_MAX_N,
+) -> SelfCIDErResult:
+    """Self-CIDEr (Wang and Chan, CVPR 2019): how different the captions of each image are.
+
+    For the ``m`` captions ``c_1..c_m`` of an image, ``K[i, j]`` is the original CIDEr of ``c_i``
+    against ``c_j`` alone (mean over n-gram orders of the cosine similarity of TF-IDF vectors; no
+    clipping, no length penalty; ``K[i, i]`` is the share of the ``n`` orders in which ``c_i`` has
+    n-grams, 1 for a caption of ``n`` words or more). With ``lambda`` the
+    eigenvalues of ``K`` (negatives clipped to 0), the diversity is::
+
+        -log(sqrt(lambda_max) / sum(sqrt(lambda))) / log(m)
+
+    0 when all captions are the same (one non-zero eigenvalue), 1 when they share nothing
+    (``K`` diagonal and constant). This is the definition of the paper and of the self-critical
+    codebases' ``eval_self_cider`` (kernel from their ``Cider`` scores divided by 10, document
+    frequencies of the evaluated images' references).
+
+    Args:
+        captions: ``captions[k]``: the ``m >= 2`` candidate captions of image ``k``.
+        references: The reference captions of all evaluated images (``references[k]``: image ``k``),
+            whose document frequencies weight the n-grams; or give ``df``.
+        df: Frozen document frequencies (tokenized with the same tokenizer) instead of ``references``.
+        tokenizer: Applied to captions and references (``"none"`` for tokenized text).
+        n: Highest n-gram order.
+
+    Example:
+        >>> refs = [["a dog runs", "a brown dog"], ["a cat sleeps", "the cat is asleep"]]
+        >>> same = self_cider([["a dog runs"] * 3], refs, tokenizer="none").score
+        >>> varied = self_cider([["a dog runs", "a cat sleeps", "the dog is brown"]], refs, tokenizer="none").score
+        >>> round(same, 6), varied > 0.5
+        (0.0, True)
+    """
+    if isinstance(captions, str):
+        raise ValueError("captions must be a list of caption lists, one per image")
+    if (references is None) == (df is None):
+        raise ValueError("give either references (whose document frequencies weight n-grams) or df")
+    metric = CIDEr(n=n, df=df, tokenizer=tokenizer)
+    sets = [list(group) for group in captions]
+    for k, group in enumerate(sets):
+        if len(group) < 2:
+            raise ValueError(f"image {k}: self-CIDEr needs at least 2 captions, got {len(group)}")
+        for j, caption in enumerate(group):
+            if not isinstance(caption, str):
+                raise ValueError(f"image {k}: caption {j} must be a string, got {type(caption).__name__}")
+    flat = [c for group in sets for c in group]
+    flat_tok = metric.tokenizer.tokenize(flat)
+    if df is None:
+        assert references is not None
+        ref_flat = metric.tokenizer.tokenize([r for refs in references for r in refs])
+        ref_tok, pos = [], 0
+        for refs in references:
+            if len(refs) == 0:
+                raise ValueError(f"image {len(ref_tok)}: no reference captions")
+            ref_tok.append(ref_flat[pos : pos + len(refs)])
+            pos += len(refs)
+        df = DocumentFrequencies.from_references(ref_tok, name="refs", n=n)
+    # Every caption against every caption of its image, each as the only reference of an item.
+    candidates: list[str] = []
+    item_index: list[int] = []
+    starts = np.cumsum([0, *map(len, sets)])
+    for k, group in enumerate(sets):
+        for i in range(len(group)):
+            for j in range(len(group)):
+                candidates.append(flat_tok[starts[k] + i])
+                item_index.append(int(starts[k]) + j)
+    values = metric.score_batch(candidates, item_index, [[c] for c in flat_tok], df=df, tokenized=True)
+    kernels: list[FloatArray] = []
+    scores = np.empty(len(sets))
+    pos = 0
+    for k, group in enumerate(sets):
+        m = len(group)
+        kernel = values[pos : pos + m * m].reshape(m, m)
+        pos += m * m
+        kernels.append(kernel)
+        eig = np.clip(np.linalg.eigvalsh(kernel), 0, None)
+        root = np.sqrt(eig)
+        scores[k] = -math.log(root[-1] / root.sum()) / math.log(m) if root.sum() > 0 else 0.0
+    return SelfCIDErResult(score=float(scores.mean()) if len(sets) else 0.0, item_scores=scores, kernels=tuple(kernels))

@@ -1,0 +1,1 @@
+"""Compatibility module; see :mod:`capeval.compat.pycocoevalcap`."""
