@@ -34,10 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.oracle.oracle import human_agreement_protocol, oracle_python  # noqa: E402
+from oracle import human_agreement_protocol, oracle_python
 
 #: Captions per image in a reward batch (5 samples + 1 greedy).
 SAMPLES = 6

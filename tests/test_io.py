@@ -208,7 +208,6 @@ def test_parse_from_memory_follows_the_file_rules(tmp_path: Path) -> None:
         (b'[{"image_id": 1}]', "missing_field"),
         (b'[{"image_id": null, "caption": "a"}]', "bad_image_id"),
         (b'[{"image_id": 1, "caption": 3}]', "bad_caption_type"),
-        (b'[{"image_id": 1, "caption": " "}]', "empty_caption"),
         (b'[{"image_id": 1, "caption": "a\\u0000b"}]', "bad_caption"),
         (b"[]", "no_items"),
     ],
@@ -219,6 +218,16 @@ def test_error_codes(raw: bytes, code: str) -> None:
     assert err.value.code == code
     assert str(err.value).startswith("up.json: ")
     assert (code in DECODE_ERRORS) == (code in {"empty_file", "not_utf8", "bad_json"})
+
+
+def test_empty_candidate_is_accepted_and_empty_reference_refused() -> None:
+    # An empty generated caption is scored (0, as the official code scores it) with a warning at
+    # scoring time; an empty reference caption is an error in the file.
+    assert parse_candidates(b'[{"image_id": 1, "caption": " "}]', name="up.json") == {1: " "}
+    refs = b'{"images": [{"id": 1}], "annotations": [{"image_id": 1, "caption": " "}]}'
+    with pytest.raises(CaptionFileError) as err:
+        parse_references(refs, name="refs.json")
+    assert err.value.code == "empty_caption"
 
 
 def test_caption_limit_is_configurable() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.compat.official_compat_runner import describe
-from tests.oracle.oracle import oracle_dir, oracle_python
+from bench.oracle import oracle_dir, oracle_python
 
 RUNNER = Path(__file__).with_name("official_compat_runner.py")
 #: Acceptance bound on |capeval - official| for every number.

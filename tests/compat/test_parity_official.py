@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from tests.compat._parity import compare, run_compat, run_official_compat
-from tests.oracle.oracle import OracleUnavailable, val2014_captions
+from bench.oracle import OracleUnavailable, val2014_captions
 
 pytestmark = pytest.mark.slow
 

@@ -36,7 +36,7 @@ def _run_here(script: str, *args: str) -> Any:
 
 
 def _run_official(script: str, *args: str, preamble: str = "") -> Any:
-    from tests.oracle.oracle import OracleUnavailable, oracle_python
+    from bench.oracle import OracleUnavailable, oracle_python
 
     try:
         python = oracle_python()
@@ -198,7 +198,7 @@ def test_scorers_after_tokenizer_official(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_cider_reward_official(tmp_path: Path) -> None:
-    from tests.oracle.oracle import OracleUnavailable, oracle_python
+    from bench.oracle import OracleUnavailable, oracle_python
 
     try:
         python = oracle_python(need_java=False)
