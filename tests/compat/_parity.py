@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.compat.official_compat_runner import describe
 from bench.oracle import oracle_dir, oracle_python
+from tests.compat.official_compat_runner import describe
 
 RUNNER = Path(__file__).with_name("official_compat_runner.py")
 #: Acceptance bound on |capeval - official| for every number.

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.compat._parity import compare, run_compat, run_official_compat
 from bench.oracle import OracleUnavailable, val2014_captions
+from tests.compat._parity import compare, run_compat, run_official_compat
 
 pytestmark = pytest.mark.slow
 
