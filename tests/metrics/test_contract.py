@@ -11,7 +11,9 @@ from capeval.registry import get_metric, list_metrics
 from capeval.signature import Signature
 
 #: Metrics checked here: cheap ones that need no optional model. Heavier metrics have their own suites.
-CONTRACT_METRICS = [m for m in ("bleu", "rouge-l", "cider-d", "cider-original", "rouge-n", "rouge-s") if m in list_metrics()]
+CONTRACT_METRICS = [
+    m for m in ("bleu", "rouge-l", "cider-d", "cider-original", "rouge-n", "rouge-s") if m in list_metrics()
+]
 
 
 @pytest.fixture(scope="module")
