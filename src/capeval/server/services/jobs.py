@@ -127,8 +127,8 @@ def complete_job(
             submission.finished_at = now
         if significance is not None and added:
             session.flush()
-            for result in added:
-                requests_for_result(session, result, *significance)
+            for new in added:
+                requests_for_result(session, new, *significance)
         return True
 
 

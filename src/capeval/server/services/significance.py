@@ -43,10 +43,13 @@ def request_comparisons(session: Session, pairs: Iterable[tuple[int, int]], n_re
     if not rows:
         return
     if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
+        from sqlalchemy.dialects import postgresql
+
+        session.execute(postgresql.insert(Comparison).values(rows).on_conflict_do_nothing())
     else:
-        from sqlalchemy.dialects.sqlite import insert
-    session.execute(insert(Comparison).values(rows).on_conflict_do_nothing())
+        from sqlalchemy.dialects import sqlite
+
+        session.execute(sqlite.insert(Comparison).values(rows).on_conflict_do_nothing())
 
 
 def requests_for_result(session: Session, result: Result, n_resamples: int, seed: int) -> None:
