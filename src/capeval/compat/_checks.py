@@ -51,7 +51,7 @@ def items_of(
     list of caption strings, as the official scorers assert.
     """
     check_same_ids(gts, res, scorer)
-    ids = sorted(gts) if sort else list(gts)
+    ids: list[Hashable] = sorted(gts) if sort else list(gts)  # type: ignore[type-var]
     candidates: list[str] = []
     references: list[list[str]] = []
     for image_id in ids:

@@ -597,7 +597,8 @@ def self_cider(
     if df is None:
         assert references is not None
         ref_flat = metric.tokenizer.tokenize([r for refs in references for r in refs])
-        ref_tok, pos = [], 0
+        ref_tok: list[list[str]] = []
+        pos = 0
         for refs in references:
             if len(refs) == 0:
                 raise ValueError(f"image {len(ref_tok)}: no reference captions")

@@ -62,7 +62,7 @@ class _PyciderScorer:
             candidates.append(hypo[0])
             references.append(refs)
         scores = self._score(candidates, references)
-        return np.mean(np.array(scores)), np.array(scores)
+        return np.float64(np.mean(scores)), np.array(scores)
 
     def _score(self, candidates: list[str], references: list[Sequence[str]]) -> FloatArray:
         # Entries that share an image share one reference set: score them as several candidates of one item.

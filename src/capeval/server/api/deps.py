@@ -46,7 +46,7 @@ MAX_SMALL_BODY = 64 * 1024
 
 async def get_ctx(request: Request) -> ServerContext:
     """The server context built by ``create_app``."""
-    return request.app.state.ctx  # type: ignore[no-any-return]
+    return request.app.state.ctx
 
 
 async def get_db(ctx: Annotated[ServerContext, Depends(get_ctx)]) -> Database:

@@ -37,7 +37,7 @@ class Cider:
         """Mean and per-image CIDEr-D."""
         _, candidates, references = items_of(gts, res, "Cider")
         scores = self._metric.score_tokenized(candidates=candidates, references=references).item_scores
-        return np.mean(np.array(scores)), np.array(scores)
+        return np.float64(np.mean(scores)), np.array(scores)
 
     def method(self) -> str:
         """``"CIDEr"``."""

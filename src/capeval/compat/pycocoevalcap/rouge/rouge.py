@@ -38,7 +38,7 @@ class Rouge:
         """Mean and per-image ROUGE-L."""
         _, candidates, references = items_of(gts, res, "Rouge")
         scores = self._metric.score_tokenized(candidates=candidates, references=references).item_scores
-        return np.mean(np.array(scores)), np.array(scores)
+        return np.float64(np.mean(scores)), np.array(scores)
 
     def method(self) -> str:
         """``"Rouge"``."""
