@@ -205,3 +205,25 @@ def test_retraining_reproduces_shipped_model(tmp_path: Path) -> None:
         (model.mean, model.scale, *model.params), (shipped.mean, shipped.scale, *shipped.params), strict=True
     ):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+@needs_all_features
+def test_shards_with_corpus_data_match_whole_corpus() -> None:
+    """Scored in shards with the whole corpus' prepared data, items score as in one run."""
+    metric = NNEvalV2(tokenizer="none", feature_options={"spice": {"cache": False}})
+    cands = ["a dog runs on the grass", "a man rides a bike", "two cats sleep on a bed", "a red bus"]
+    refs = [
+        ["a dog running on grass", "a brown dog outside"],
+        ["a man riding a bicycle", "a cyclist on a road"],
+        ["two cats on a bed", "cats sleeping"],
+        ["a red bus on a street", "a double decker bus"],
+    ]
+    whole = metric.score_tokenized(candidates=cands, references=refs).item_table["nneval-v2"]
+    prepared = metric.prepare(refs)
+    parts = [
+        NNEvalV2(tokenizer="none", feature_options={"spice": {"cache": False}})
+        .score_tokenized(candidates=cands[a:b], references=refs[a:b], prepared=prepared)
+        .item_table["nneval-v2"]
+        for a, b in ((0, 2), (2, 4))
+    ]
+    np.testing.assert_allclose(np.concatenate(parts), whole, rtol=0, atol=1e-12)

@@ -28,7 +28,15 @@ import numpy as np
 
 from capeval.metrics.base import CorpusResult, FloatArray, Metric
 
-__all__ = ["FEATURES", "METRIC_FEATURES", "METRIC_SOURCES", "TEXT_FEATURES", "FeatureSetV2", "text_features"]
+__all__ = [
+    "FEATURES",
+    "METRIC_FEATURES",
+    "METRIC_SOURCES",
+    "TEXT_FEATURES",
+    "FeatureSetV2",
+    "document_frequencies",
+    "text_features",
+]
 
 #: Metric output -> registry key of the metric computing it.
 METRIC_SOURCES: Mapping[str, str] = {
@@ -67,6 +75,8 @@ TEXT_FEATURES: tuple[str, ...] = (
     "emb-cos",
 )
 FEATURES: tuple[str, ...] = METRIC_FEATURES + TEXT_FEATURES
+#: Key of the text features' corpus data in :meth:`FeatureSetV2.prepare`'s result.
+TEXT_KEY = "text-idf"
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
@@ -92,10 +102,19 @@ def _f1(a: Counter[str], b: Counter[str]) -> float:
     return 2.0 * hit / (sum(a.values()) + sum(b.values()))
 
 
+def document_frequencies(references: Sequence[Sequence[str]]) -> tuple[Counter[str], int]:
+    """Unigram document frequencies over a corpus' reference sets (one document per item)."""
+    df: Counter[str] = Counter()
+    for refs in references:
+        df.update({w for r in refs for w in r.split()})
+    return df, len(references)
+
+
 def text_features(
     candidates: Sequence[str],
     references: Sequence[Sequence[str]],
     embeddings: Any = None,
+    frequencies: tuple[Counter[str], int] | None = None,
 ) -> FloatArray:
     """``(n, len(TEXT_FEATURES))`` text statistics of tokenized items.
 
@@ -104,6 +123,8 @@ def text_features(
         references: Tokenized references of each candidate.
         embeddings: :class:`~capeval.metrics.learned.embeddings.WordEmbeddings` (default: the
             shipped COCO vectors).
+        frequencies: :func:`document_frequencies` of the whole corpus (default: of these
+            references), so that shards score as the whole corpus does.
     """
     from capeval.metrics.learned.embeddings import load_embeddings
     from capeval.metrics.learned.wmd import STOP_WORDS
@@ -111,11 +132,8 @@ def text_features(
     emb = embeddings if embeddings is not None else load_embeddings()
     index = emb.index()
     vectors = np.asarray(emb.vectors, dtype=np.float64)
-    # Document frequency of unigrams over the corpus' reference sets (one document per item).
-    df: Counter[str] = Counter()
-    for refs in references:
-        df.update({w for r in refs for w in r.split()})
-    n_docs = max(len(references), 1)
+    df, n_docs = frequencies if frequencies is not None else document_frequencies(references)
+    n_docs = max(n_docs, 1)
 
     def idf(word: str) -> float:
         return math.log((n_docs + 1.0) / (df.get(word, 0) + 1.0))
@@ -195,8 +213,10 @@ class FeatureSetV2:
         return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:8]
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
-        """Each feature metric's corpus-level reference data."""
-        return {k: self.metric(k).prepare(references) for k in self.keys}
+        """Each feature metric's corpus-level reference data, and the IDF features' frequencies."""
+        out: dict[str, Any] = {k: self.metric(k).prepare(references) for k in self.keys}
+        out[TEXT_KEY] = document_frequencies(references)
+        return out
 
     def metric_columns(
         self,
@@ -238,5 +258,6 @@ class FeatureSetV2:
         """``(n, len(FEATURES))`` feature matrix of tokenized items."""
         metric = self.metric_columns(candidates, references, prepared, results=results)
         wmd = self.metric("wmd")
-        text = text_features(candidates, references, getattr(wmd, "embeddings", None))
+        frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
+        text = text_features(candidates, references, getattr(wmd, "embeddings", None), frequencies)
         return np.hstack([metric, text])
