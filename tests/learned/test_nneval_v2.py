@@ -227,3 +227,11 @@ def test_shards_with_corpus_data_match_whole_corpus() -> None:
         for a, b in ((0, 2), (2, 4))
     ]
     np.testing.assert_allclose(np.concatenate(parts), whole, rtol=0, atol=1e-12)
+
+
+def test_cli_train_v2_names_missing_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from capeval.cli.main import main
+
+    code = main(["learned", "train-v2", "--data", str(tmp_path), "--output", str(tmp_path / "m.npz")])
+    assert code == 2
+    assert "missing flickr8k-raw-dev, thumb, pascal50s/" in capsys.readouterr().err
