@@ -9,6 +9,8 @@ Subcommands:
   (THumB's four systems, label 0), on THumB images outside a held-out part; early stopping on
   Kendall tau-c against the expert ratings of one half of Flickr8K-Expert (dev); figures on
   the other half and on the held-out THumB images.
+* ``train-v2``: the ``nneval-v2`` recipe (:mod:`capeval.metrics.learned.training_v2`,
+  ``docs/metrics/nneval-v2.md``); ``--cv`` adds the image-disjoint cross-validated figures.
 * ``train-embeddings``: the word vectors of the WMD feature, from the COCO train2014 captions
   bundled in the official package's SPICE jar.
 * ``evaluate``: caption-level Kendall tau-c of a model and of every feature on Flickr8K-Expert
