@@ -34,6 +34,7 @@ _METRICS: dict[str, str] = {
     "spice": "capeval.metrics.spice:SPICE",
     "spider": "capeval.metrics.spice:SPIDEr",
     "nneval": "capeval.metrics.learned.nneval:NNEval",
+    "nneval-v2": "capeval.metrics.learned.nneval_v2:NNEvalV2",
     "wmd": "capeval.metrics.learned.wmd:WMDSimilarity",
 }
 

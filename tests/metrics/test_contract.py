@@ -48,6 +48,7 @@ FACTORIES: dict[str, Callable[[], Metric]] = {
     "spider": lambda: get_metric("spider", tokenizer="none", **_spice_options()),
     "wmd": lambda: get_metric("wmd", tokenizer="none"),
     "nneval": lambda: get_metric("nneval", tokenizer="none", feature_options={"spice": _spice_options()}),
+    "nneval-v2": lambda: get_metric("nneval-v2", tokenizer="none", feature_options={"spice": _spice_options()}),
 }
 #: Optional modules a metric needs (skipped without them, except under CAPEVAL_NO_SKIP=1 in CI).
 NEEDS: dict[str, tuple[str, ...]] = {
@@ -55,6 +56,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "spider": ("spacy",),
     "wmd": ("scipy",),
     "nneval": ("spacy", "scipy"),
+    "nneval-v2": ("spacy", "scipy"),
 }
 EXECUTORS = ("serial", "forked", "dask")
 

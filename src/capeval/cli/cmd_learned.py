@@ -9,6 +9,8 @@ Subcommands:
   (THumB's four systems, label 0), on THumB images outside a held-out part; early stopping on
   Kendall tau-c against the expert ratings of one half of Flickr8K-Expert (dev); figures on
   the other half and on the held-out THumB images.
+* ``train-v2``: the ``nneval-v2`` recipe (:mod:`capeval.metrics.learned.training_v2`,
+  ``docs/metrics/nneval-v2.md``); ``--cv`` adds the image-disjoint cross-validated figures.
 * ``train-embeddings``: the word vectors of the WMD feature, from the COCO train2014 captions
   bundled in the official package's SPICE jar.
 * ``evaluate``: caption-level Kendall tau-c of a model and of every feature on Flickr8K-Expert
@@ -125,6 +127,33 @@ def run_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_train_v2(args: argparse.Namespace) -> int:
+    """Body of ``capeval learned train-v2`` (recipe: ``capeval.metrics.learned.training_v2``)."""
+    import dataclasses
+
+    from capeval.metrics.learned import training_v2
+
+    start = time.perf_counter()
+    missing = [d for d in ("flickr8k-raw-dev", "thumb", "pascal50s") if not (Path(args.data) / d).is_dir()]
+    if missing:
+        raise CLIError(f"--data {args.data}: missing {', '.join(missing)}/")
+    cache = Path(args.cache_dir) if args.cache_dir else None
+    corpora, matrices = training_v2.build(Path(args.data), _coco_source(args.coco), cache_dir=cache, seed=args.seed)
+    config = dataclasses.replace(training_v2.FitConfig(), seed=args.seed)
+    rows = None
+    if args.cv:
+        rows = {"nneval-v2": training_v2.figures(training_v2.cross_validate(matrices, corpora, config), corpora)}
+        print(_figures_table(rows, args.digits).render(args.format))
+    model = training_v2.train_nneval_v2(corpora, matrices, config, cv_figures=rows)
+    model.save(args.output)
+    print(
+        f"model nneval-v2-{model.digest} (seed {model.seed}) written to {args.output}; "
+        f"{time.perf_counter() - start:.1f} s",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def run_train_embeddings(args: argparse.Namespace) -> int:
     """Body of ``capeval learned train-embeddings``."""
     from capeval.metrics.learned.embeddings import read_coco_captions, save_embeddings, train_embeddings
@@ -214,6 +243,17 @@ def register(subparsers: Any) -> None:
     train.add_argument("--name", default="nneval-default", help="model name recorded in signatures")
     train.add_argument("--max-epochs", type=int, default=200)
     train.set_defaults(func=run_train)
+
+    v2 = sub.add_parser("train-v2", help="train an nneval-v2 model on the human judgments (reproducible recipe)")
+    v2.add_argument("--data", required=True, help="directory with flickr8k-raw-dev/, thumb/, pascal50s/")
+    v2.add_argument("--coco", help="captions_val2014.json or pycocoevalcap's spice-1.0.jar (default: installed)")
+    v2.add_argument("--output", required=True, help="model file to write (.npz)")
+    v2.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    v2.add_argument("--cv", action="store_true", help="also print the image-disjoint cross-validated figures")
+    v2.add_argument("--cache-dir", help="cache feature matrices here (keyed by corpus and feature config)")
+    v2.add_argument("--format", choices=FORMATS, default="text")
+    v2.add_argument("--digits", type=int, default=3)
+    v2.set_defaults(func=run_train_v2)
 
     ev = sub.add_parser("evaluate", help="acceptance figures of a model against its features")
     _add_data_args(ev, seed_default=None)

@@ -1,0 +1,263 @@
+"""Features of ``nneval-v2``: classic metrics with their parts, plus cheap text statistics.
+
+Two groups, both computed on tokenized (lower-cased PTB) items of one corpus:
+
+* **metric features** (:data:`METRIC_FEATURES`): the outputs of capeval's BLEU (1-4),
+  METEOR, ROUGE-L, CIDEr-D, SPICE (F, precision, recall and the F of each tuple category)
+  and Word Mover's similarity, each with default options (the metrics are the registry's,
+  so a result already computed in the same run can be reused);
+* **text features** (:data:`TEXT_FEATURES`, :func:`text_features`): clipped unigram and
+  bigram precision/recall against the references, IDF-weighted unigram precision/recall
+  (informativeness: document frequencies over the corpus' references, as CIDEr-D's),
+  best single-reference unigram F, reference consensus (mean pairwise unigram F among the
+  references themselves), length ratio, and greedy soft matching with the COCO word vectors
+  of :mod:`capeval.metrics.learned.embeddings` (precision, recall, cosine of mean vectors).
+
+:func:`feature_matrix` returns the ``(n, n_features)`` matrix in :data:`FEATURES` order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from capeval.metrics.base import CorpusResult, FloatArray, Metric
+
+__all__ = [
+    "FEATURES",
+    "METRIC_FEATURES",
+    "METRIC_SOURCES",
+    "TEXT_FEATURES",
+    "FeatureSetV2",
+    "document_frequencies",
+    "text_features",
+]
+
+#: Metric output -> registry key of the metric computing it.
+METRIC_SOURCES: Mapping[str, str] = {
+    "bleu-1": "bleu",
+    "bleu-2": "bleu",
+    "bleu-3": "bleu",
+    "bleu-4": "bleu",
+    "meteor": "meteor",
+    "rouge-l": "rouge-l",
+    "cider-d": "cider-d",
+    "spice": "spice",
+    "spice-pr": "spice",
+    "spice-re": "spice",
+    "spice-object-f": "spice",
+    "spice-attribute-f": "spice",
+    "spice-relation-f": "spice",
+    "spice-cardinality-f": "spice",
+    "spice-color-f": "spice",
+    "spice-size-f": "spice",
+    "wmd": "wmd",
+}
+METRIC_FEATURES: tuple[str, ...] = tuple(METRIC_SOURCES)
+#: Text statistics of :func:`text_features`, in column order.
+TEXT_FEATURES: tuple[str, ...] = (
+    "p1",
+    "r1",
+    "p2",
+    "r2",
+    "idf-p1",
+    "idf-r1",
+    "best-f1",
+    "ref-consensus",
+    "log-length-ratio",
+    "emb-p",
+    "emb-r",
+    "emb-cos",
+)
+FEATURES: tuple[str, ...] = METRIC_FEATURES + TEXT_FEATURES
+#: Key of the text features' corpus data in :meth:`FeatureSetV2.prepare`'s result.
+TEXT_KEY = "text-idf"
+
+
+def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+def _clipped_pr(cand: Counter[Any], refs: Sequence[Counter[Any]]) -> tuple[float, float]:
+    """Precision against the max reference counts; recall as the mean over references."""
+    if not cand:
+        return 0.0, 0.0
+    union: Counter[Any] = Counter()
+    for r in refs:
+        union |= r
+    p = sum(min(c, union[g]) for g, c in cand.items()) / sum(cand.values())
+    recalls = [sum(min(c, cand[g]) for g, c in r.items()) / sum(r.values()) for r in refs if r]
+    return p, float(np.mean(recalls)) if recalls else 0.0
+
+
+def _f1(a: Counter[Any], b: Counter[Any]) -> float:
+    if not a or not b:
+        return 0.0
+    hit = sum((a & b).values())
+    return 2.0 * hit / (sum(a.values()) + sum(b.values()))
+
+
+def document_frequencies(references: Sequence[Sequence[str]]) -> tuple[Counter[str], int]:
+    """Unigram document frequencies over a corpus' reference sets (one document per item)."""
+    df: Counter[str] = Counter()
+    for refs in references:
+        df.update({w for r in refs for w in r.split()})
+    return df, len(references)
+
+
+def text_features(
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    embeddings: Any = None,
+    frequencies: tuple[Counter[str], int] | None = None,
+) -> FloatArray:
+    """``(n, len(TEXT_FEATURES))`` text statistics of tokenized items.
+
+    Args:
+        candidates: Tokenized candidates (space-separated tokens).
+        references: Tokenized references of each candidate.
+        embeddings: :class:`~capeval.metrics.learned.embeddings.WordEmbeddings` (default: the
+            shipped COCO vectors).
+        frequencies: :func:`document_frequencies` of the whole corpus (default: of these
+            references), so that shards score as the whole corpus does.
+    """
+    from capeval.metrics.learned.embeddings import load_embeddings
+    from capeval.metrics.learned.wmd import STOP_WORDS
+
+    emb = embeddings if embeddings is not None else load_embeddings()
+    index = emb.index()
+    vectors = np.asarray(emb.vectors, dtype=np.float64)
+    df, n_docs = frequencies if frequencies is not None else document_frequencies(references)
+    n_docs = max(n_docs, 1)
+
+    def idf(word: str) -> float:
+        return math.log((n_docs + 1.0) / (df.get(word, 0) + 1.0))
+
+    out = np.zeros((len(candidates), len(TEXT_FEATURES)))
+    for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
+        ct = cand.split()
+        rts = [r.split() for r in refs]
+        c1 = _ngrams(ct, 1)
+        r1s = [_ngrams(r, 1) for r in rts]
+        p1, r1 = _clipped_pr(c1, r1s)
+        p2, r2 = _clipped_pr(_ngrams(ct, 2), [_ngrams(r, 2) for r in rts])
+        ref_words = {w for r in rts for w in r}
+        cw = [idf(w) for w in ct]
+        idf_p = sum(v for w, v in zip(ct, cw, strict=True) if w in ref_words) / sum(cw) if sum(cw) > 0 else 0.0
+        idf_r_parts = []
+        for r in rts:
+            rw = [idf(w) for w in r]
+            cset = set(ct)
+            total = sum(rw)
+            if total > 0:
+                idf_r_parts.append(sum(v for w, v in zip(r, rw, strict=True) if w in cset) / total)
+        idf_r = float(np.mean(idf_r_parts)) if idf_r_parts else 0.0
+        best = max((_f1(c1, r) for r in r1s), default=0.0)
+        pair = [_f1(r1s[a], r1s[b]) for a in range(len(r1s)) for b in range(a + 1, len(r1s))]
+        consensus = float(np.mean(pair)) if pair else 1.0
+        mean_len = float(np.mean([len(r) for r in rts])) if rts else 1.0
+        length = math.log((len(ct) + 1.0) / (mean_len + 1.0))
+        crow = [index[w] for w in ct if w in index and w not in STOP_WORDS]
+        rrow = [[index[w] for w in r if w in index and w not in STOP_WORDS] for r in rts]
+        emb_p = emb_r = emb_cos = 0.0
+        if crow and any(rrow):
+            cv = vectors[crow]
+            ps, rs, coss = [], [], []
+            for rows in rrow:
+                if not rows:
+                    continue
+                rv = vectors[rows]
+                sim = cv @ rv.T
+                ps.append(float(sim.max(axis=1).mean()))
+                rs.append(float(sim.max(axis=0).mean()))
+                a, b = cv.mean(axis=0), rv.mean(axis=0)
+                denom = float(np.linalg.norm(a) * np.linalg.norm(b))
+                coss.append(float(a @ b) / denom if denom > 0 else 0.0)
+            emb_p, emb_r, emb_cos = float(np.max(ps)), float(np.mean(rs)), float(np.mean(coss))
+        out[i] = (p1, r1, p2, r2, idf_p, idf_r, best, consensus, length, emb_p, emb_r, emb_cos)
+    return out
+
+
+class FeatureSetV2:
+    """The metrics behind ``nneval-v2``'s features (built lazily, default options).
+
+    Args:
+        tokenizer: Tokenizer of the feature metrics (they receive tokenized text).
+        options: Extra constructor options per registry key (e.g. ``{"spice": {"cache": False}}``).
+    """
+
+    def __init__(self, *, tokenizer: Any = "none", options: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.features = FEATURES
+        self.keys = tuple(dict.fromkeys(METRIC_SOURCES.values()))
+        self._tokenizer = tokenizer
+        self._options = dict(options or {})
+        self._metrics: dict[str, Metric] = {}
+
+    def metric(self, key: str) -> Metric:
+        """The feature metric with registry key ``key`` (built on first use)."""
+        if key not in self._metrics:
+            from capeval.registry import get_metric
+
+            self._metrics[key] = get_metric(key, tokenizer=self._tokenizer, **self._options.get(key, {}))
+        return self._metrics[key]
+
+    def fingerprint(self) -> str:
+        """Short hash of the feature metrics' configuration (values of their signature fields)."""
+        parts = [f"{k}:{[value for _, value in self.metric(k).signature_fields(None)]}" for k in self.keys]
+        parts.append("text:" + ",".join(TEXT_FEATURES))
+        return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:8]
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
+        """Each feature metric's corpus-level reference data, and the IDF features' frequencies."""
+        out: dict[str, Any] = {k: self.metric(k).prepare(references) for k in self.keys}
+        out[TEXT_KEY] = document_frequencies(references)
+        return out
+
+    def metric_columns(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Mapping[str, Any] | None = None,
+        *,
+        results: Mapping[str, CorpusResult] | None = None,
+    ) -> FloatArray:
+        """``(n, len(METRIC_FEATURES))`` metric outputs of tokenized items."""
+        from capeval.metrics.learned.nneval import _reusable
+
+        columns: dict[str, FloatArray] = {}
+        for key in self.keys:
+            metric = self.metric(key)
+            reused = _reusable(results, key, metric, references, len(candidates))
+            if reused is not None:
+                table = reused.item_table
+            else:
+                data = prepared[key] if prepared is not None else metric.prepare(references)
+                stats = np.asarray(metric.item_stats(candidates, references, data), dtype=np.float64)
+                table = metric.item_outputs(stats.reshape(len(candidates), -1))
+            for name, source in METRIC_SOURCES.items():
+                if source == key:
+                    columns[name] = np.asarray(table[name], dtype=np.float64)
+        if not candidates:
+            return np.zeros((0, len(METRIC_FEATURES)))
+        # A SPICE category without tuples on either side has no F (NaN): count it as 0.
+        return np.nan_to_num(np.column_stack([columns[f] for f in METRIC_FEATURES]), nan=0.0)
+
+    def compute(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Mapping[str, Any] | None = None,
+        *,
+        results: Mapping[str, CorpusResult] | None = None,
+    ) -> FloatArray:
+        """``(n, len(FEATURES))`` feature matrix of tokenized items."""
+        metric = self.metric_columns(candidates, references, prepared, results=results)
+        wmd = self.metric("wmd")
+        frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
+        text = text_features(candidates, references, getattr(wmd, "embeddings", None), frequencies)
+        return np.hstack([metric, text])

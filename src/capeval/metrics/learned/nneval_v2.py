@@ -1,0 +1,207 @@
+"""``nneval-v2``: a text-only learned caption metric trained on human judgments.
+
+The score of a caption is a small network over the features of
+:mod:`capeval.metrics.learned.features_v2` (classic metrics with their precision/recall and
+SPICE category parts, n-gram informativeness, reference consensus, length ratio and soft
+matching with COCO word vectors): standardised inputs -> one layer of ``tanh`` units -> one
+output, mapped to 0..1 by a logistic function. It is trained on graded ratings, yes-fractions
+and pairwise preferences together (``capeval.metrics.learned.training_v2``); its data,
+protocol and figures are in ``docs/metrics/nneval-v2.md``. The model ships as
+``capeval/data/learned/nneval-v2.npz``.
+
+Statistics row per item: ``[item_score, 1]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from capeval.metrics.base import FloatArray, MeanMetric
+from capeval.tokenizers.base import Tokenizer
+
+__all__ = ["DEFAULT_MODEL_V2", "NNEvalV2", "ScorerModel", "load_model_v2"]
+
+log = logging.getLogger("capeval")
+
+#: File name of the shipped model inside ``capeval/data/learned``.
+DEFAULT_MODEL_V2 = "nneval-v2.npz"
+_MEMO_SIZE = 4
+
+
+@dataclass(frozen=True, eq=False)
+class ScorerModel:
+    """Standardisation, a ``tanh`` hidden layer and a linear output (``w1`` may have 0 columns).
+
+    Attributes:
+        features: Feature names, in input column order.
+        mean: Per-feature mean of the training data.
+        scale: Per-feature standard deviation of the training data.
+        params: ``[W1 (d, h), b1 (h,), w2 (h + d,), b2 ()]``: the output reads the hidden units
+            and the standardised inputs (a linear skip).
+        meta: Provenance: seed, hyper-parameters, data, figures.
+    """
+
+    features: tuple[str, ...]
+    mean: FloatArray
+    scale: FloatArray
+    params: list[FloatArray]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """First 12 hex digits of the SHA-256 of features, standardisation and parameters."""
+        h = hashlib.sha256("|".join(self.features).encode("utf-8"))
+        for array in (self.mean, self.scale, *self.params):
+            h.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+        return h.hexdigest()[:12]
+
+    @property
+    def seed(self) -> int:
+        return int(self.meta.get("seed", -1))
+
+    def logits(self, features: FloatArray) -> FloatArray:
+        """Raw output of each row of raw features (checked: shape and finiteness)."""
+        x = np.asarray(features, dtype=np.float64)
+        if x.ndim != 2 or x.shape[1] != len(self.features):
+            raise ValueError(f"expected features of shape (n, {len(self.features)}), got {x.shape}")
+        bad = np.flatnonzero(~np.isfinite(x).all(axis=1))
+        if bad.size:
+            row = int(bad[0])
+            col = self.features[int(np.flatnonzero(~np.isfinite(x[row]))[0])]
+            raise ValueError(f"item {row}: feature {col!r} is not finite")
+        return forward(self.params, (x - self.mean) / self.scale)
+
+    def predict(self, features: FloatArray) -> FloatArray:
+        """Score in 0..1 of each row of raw features."""
+        return np.asarray(1.0 / (1.0 + np.exp(-self.logits(features))), dtype=np.float64)
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to a compressed ``.npz`` (arrays plus JSON provenance)."""
+        arrays: dict[str, Any] = {f"param{k}": p for k, p in enumerate(self.params)}
+        arrays.update(
+            features=np.array(self.features),
+            mean=self.mean,
+            scale=self.scale,
+            meta=np.array(json.dumps(dict(self.meta), sort_keys=True)),
+        )
+        np.savez_compressed(path, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ScorerModel:
+        """Read a model written by :meth:`save`.
+
+        Raises:
+            ValueError: if the file is missing or malformed.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                params = [np.asarray(data[f"param{k}"], dtype=np.float64) for k in range(4)]
+                model = cls(
+                    features=tuple(str(f) for f in data["features"]),
+                    mean=np.asarray(data["mean"], dtype=np.float64),
+                    scale=np.asarray(data["scale"], dtype=np.float64),
+                    params=params,
+                    meta=json.loads(str(data["meta"])),
+                )
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not an nneval-v2 model ({exc})") from exc
+        d = len(model.features)
+        w1, b1, w2, _ = params
+        if w1.shape[0] != d or b1.shape != (w1.shape[1],) or w2.shape != (w1.shape[1] + d,):
+            raise ValueError(f"{path}: parameter shapes do not match {d} features")
+        return model
+
+
+def forward(params: Sequence[FloatArray], z: FloatArray) -> FloatArray:
+    """Output of standardised inputs ``z``: ``w2 . [tanh(z W1 + b1), z] + b2``."""
+    w1, b1, w2, b2 = params
+    h = np.tanh(z @ w1 + b1)
+    return np.asarray(np.hstack([h, z]) @ w2 + b2, dtype=np.float64)
+
+
+def load_model_v2(path: str | Path | None = None) -> ScorerModel:
+    """Load an nneval-v2 model; default: the one shipped with capeval."""
+    if path is None:
+        from capeval.data import data_path
+
+        path = data_path("learned", DEFAULT_MODEL_V2)
+    return ScorerModel.load(path)
+
+
+class NNEvalV2(MeanMetric):
+    """nneval-v2: a learned score in 0..1 from classic metrics, their parts and text statistics.
+
+    Args:
+        model: A :class:`ScorerModel`, a path to one, or ``None`` for the shipped model.
+        tokenizer: Tokenizer name or instance (default ``"ptb"``).
+        feature_options: Extra constructor options of the feature metrics per registry key
+            (must not change their scores, e.g. ``{"spice": {"cache": False}}``).
+
+    Example:
+        >>> m = NNEvalV2(tokenizer="ws")
+        >>> r = m.score(candidates=["a dog runs on the grass"],
+        ...             references=[["a dog runs on the grass", "a brown dog running on a lawn"]])
+        >>> 0.0 <= r.score <= 1.0
+        True
+    """
+
+    name = "nneval-v2"
+    outputs = ("nneval-v2",)
+    parallel_safe = False
+
+    def __init__(
+        self,
+        *,
+        model: ScorerModel | str | Path | None = None,
+        tokenizer: str | Tokenizer = "ptb",
+        feature_options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        from capeval.metrics.learned.features_v2 import FEATURES, FeatureSetV2
+
+        super().__init__(tokenizer=tokenizer)
+        self.model = model if isinstance(model, ScorerModel) else load_model_v2(model)
+        if tuple(self.model.features) != FEATURES:
+            raise ValueError(f"model {self.model.digest} has features {self.model.features}, expected {FEATURES}")
+        self.feature_set = FeatureSetV2(tokenizer=self.tokenizer, options=feature_options)
+        self._checked = False
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
+        """The feature metrics' corpus-level reference data."""
+        return self.feature_set.prepare(references)
+
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
+        """Score of each tokenized item."""
+        self._check_feature_config()
+        return self.model.predict(self.feature_set.compute(candidates, references, prepared))
+
+    def _check_feature_config(self) -> None:
+        if self._checked:
+            return
+        self._checked = True
+        trained = self.model.meta.get("feature_config")
+        current = self.feature_set.fingerprint()
+        if trained and trained != current:
+            log.warning(
+                "nneval-v2 model %s was trained with feature configuration %s, the feature metrics here are %s; "
+                "scores may differ from the model card's",
+                self.model.digest,
+                trained,
+                current,
+            )
+
+    def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
+        """Model id (name and parameter digest), training seed and feature configuration."""
+        name = str(self.model.meta.get("name", "nneval-v2"))
+        return (
+            ("model", f"{name}-{self.model.digest}"),
+            ("seed", str(self.model.seed)),
+            ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
+        )

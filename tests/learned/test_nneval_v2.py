@@ -1,0 +1,237 @@
+"""nneval-v2: features, model file, the metric, deterministic training; slow: retraining."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from capeval.metrics.learned.features_v2 import FEATURES, TEXT_FEATURES, text_features
+from capeval.metrics.learned.nneval_v2 import NNEvalV2, ScorerModel, load_model_v2
+from capeval.metrics.learned.training_v2 import Corpus, FitConfig, fit, image_folds, pascal_accuracy
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+
+
+def _features_available() -> bool:
+    try:
+        from capeval.metrics.meteor._resources import locate_pycocoevalcap
+
+        locate_pycocoevalcap()
+        import spacy.util
+
+        from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL
+
+        return bool(spacy.util.is_package(DEFAULT_MODEL))
+    except Exception:  # noqa: BLE001 - any failure to find the data or the model means: skip
+        return False
+
+
+needs_all_features = pytest.mark.skipif(
+    not _features_available(), reason="METEOR data (pycocoevalcap 1.2) or the SPICE spaCy model is missing"
+)
+
+
+def test_text_features_shape_and_simple_values() -> None:
+    x = text_features(["a dog runs", ""], [["a dog runs", "a cat sleeps"], ["a dog"]])
+    assert x.shape == (2, len(TEXT_FEATURES))
+    col = {f: k for k, f in enumerate(TEXT_FEATURES)}
+    assert x[0, col["p1"]] == 1.0
+    assert x[0, col["best-f1"]] == 1.0
+    assert x[0, col["r1"]] == pytest.approx((1.0 + 1 / 3) / 2)
+    assert np.all(x[1, [col["p1"], col["r1"], col["emb-p"]]] == 0.0)  # empty candidate
+    assert np.isfinite(x).all()
+
+
+def test_shipped_model_loads_and_matches_features() -> None:
+    model = load_model_v2()
+    assert model.features == FEATURES
+    assert model.meta["name"] == "nneval-v2"
+    assert model.seed == 0
+    scores = model.predict(np.tile(model.mean, (3, 1)))
+    assert np.all((scores > 0) & (scores < 1))
+
+
+def test_model_round_trip_and_bad_input(tmp_path: Path) -> None:
+    model = load_model_v2()
+    path = tmp_path / "m.npz"
+    model.save(path)
+    again = ScorerModel.load(path)
+    assert again.digest == model.digest
+    with pytest.raises(ValueError, match="not an nneval-v2 model"):
+        ScorerModel.load(tmp_path / "missing.npz")
+    x = np.tile(model.mean, (2, 1))
+    x[1, 3] = np.nan
+    with pytest.raises(ValueError, match="item 1"):
+        model.predict(x)
+    with pytest.raises(ValueError, match="shape"):
+        model.predict(np.zeros((2, 3)))
+
+
+def _toy_corpora(rng: np.random.Generator) -> tuple[dict[str, Corpus], dict[str, np.ndarray]]:
+    n = 60
+    x = rng.standard_normal((n, len(FEATURES)))
+    target = 1 / (1 + np.exp(-(x[:, 0] + 0.5 * x[:, 1])))
+    graded = Corpus(
+        "expert",
+        tuple(f"c{i}" for i in range(n)),
+        (("r",),) * n,
+        tuple(f"img{i // 3}" for i in range(n)),
+        target,
+        target[:, None],
+    )
+    xp = rng.standard_normal((40, len(FEATURES)))
+    pairs = np.array([[2 * k, 2 * k + 1] if xp[2 * k, 0] > xp[2 * k + 1, 0] else [2 * k + 1, 2 * k] for k in range(20)])
+    pref = Corpus(
+        "pascal",
+        tuple(f"p{i}" for i in range(40)),
+        (("r",),) * 40,
+        tuple(f"pimg{i // 2}" for i in range(40)),
+        np.full(40, np.nan),
+        np.zeros((20, 2)),
+        pairs,
+        np.ones(20),
+    )
+    return {"expert": graded, "pascal": pref}, {"expert": x, "pascal": xp}
+
+
+def test_fit_is_deterministic_and_learns() -> None:
+    corpora, mats = _toy_corpora(np.random.default_rng(0))
+    cfg = FitConfig(hidden=3, max_iter=50, pairs_per_corpus=500, seed=3)
+    np.random.seed(1)  # global state must not matter
+    first = fit(mats, corpora, None, cfg)
+    second = fit(mats, corpora, None, cfg)
+    other = fit(mats, corpora, None, dataclasses.replace(cfg, seed=4))
+    assert first.digest == second.digest
+    assert first.digest != other.digest
+    s = first.logits(mats["expert"])
+    assert np.corrcoef(s, corpora["expert"].target)[0, 1] > 0.8
+
+
+def test_fit_gradient_is_consistent() -> None:
+    """The loss decreases from the initial point (the analytic gradient points downhill)."""
+    corpora, mats = _toy_corpora(np.random.default_rng(1))
+    short = fit(mats, corpora, None, FitConfig(hidden=2, max_iter=1, pairs_per_corpus=300))
+    longer = fit(mats, corpora, None, FitConfig(hidden=2, max_iter=30, pairs_per_corpus=300))
+    assert longer.meta["loss"] < short.meta["loss"]
+
+
+def test_image_folds_are_disjoint_by_image() -> None:
+    images = [f"img{i // 5}" for i in range(200)]
+    folds = image_folds(images, 5, 0)
+    for k in range(0, 200, 5):
+        assert len(set(folds[k : k + 5].tolist())) == 1
+    assert set(folds.tolist()) == set(range(5))
+    assert np.array_equal(folds, image_folds(list(reversed(images)), 5, 0)[::-1])
+
+
+def test_pascal_accuracy_counts_ties_half() -> None:
+    corpus = Corpus(
+        "pascal",
+        ("a",) * 8,
+        (("r",),) * 8,
+        ("i",) * 8,
+        np.full(8, np.nan),
+        np.array([[5, 1], [1, 5], [5, 1], [5, 1]], dtype=float),
+        extra={"categories": ("HC", "HI", "HM", "MM")},
+    )
+    scores = np.array([1.0, 0.0, 1.0, 0.0, 0.5, 0.5, 0.0, 1.0])
+    acc = pascal_accuracy(scores, corpus)
+    assert acc == {"HC": 1.0, "HI": 0.0, "HM": 0.5, "MM": 0.0, "mean": 0.375}
+
+
+def test_registered_and_signature_names_model() -> None:
+    from capeval.registry import metric_class
+
+    assert metric_class("nneval-v2") is NNEvalV2
+    assert metric_class("nneval").__name__ == "NNEval"
+
+
+@needs_all_features
+def test_metric_scores_and_ranks_correct_caption_first() -> None:
+    metric = NNEvalV2(tokenizer="ws", feature_options={"spice": {"cache": False}})
+    refs = [
+        "a brown dog runs on the grass",
+        "a dog running across a lawn",
+        "a dog plays in a green field",
+    ]
+    result = metric.score(
+        candidates=["a dog runs across the grass", "a man rides a red bus down the street", ""],
+        references=[refs, refs, refs],
+    )
+    values = result.item_table["nneval-v2"]
+    assert values[0] > values[1] > 0.0
+    assert values[2] < values[0]
+    text = str(result.signature)
+    assert "nneval-v2" in text and f"model:nneval-v2-{metric.model.digest}" in text
+
+
+@needs_all_features
+def test_features_reuse_gives_same_scores() -> None:
+    from capeval.engines.local import evaluate
+
+    cands = ["a dog runs across the grass", "two people walk on a beach"]
+    refs = [["a brown dog runs on the grass", "a dog on a lawn"], ["people walking on the beach", "a beach"]]
+    ev = evaluate(
+        candidates=cands,
+        references=refs,
+        metrics=["bleu", "meteor", "rouge-l", "cider-d", "spice", "wmd"],
+        tokenizer="ws",
+    )
+    fresh = NNEvalV2(tokenizer="ws").score_tokenized(candidates=cands, references=refs)
+    reused = NNEvalV2(tokenizer="ws").score_tokenized(candidates=cands, references=refs, reuse=ev.results)
+    assert reused.score == pytest.approx(fresh.score, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_retraining_reproduces_shipped_model(tmp_path: Path) -> None:
+    """Retrain from scratch (features recomputed) and compare with the shipped model."""
+    from capeval.metrics.learned.training import default_coco_source
+    from capeval.metrics.learned.training_v2 import FitConfig, build, train_nneval_v2
+
+    if not (SHARED / "flickr8k-raw-dev").is_dir():
+        pytest.skip("../shared/data not found")
+    jar = default_coco_source()
+    if jar is None:
+        pytest.skip("pycocoevalcap 1.2 is not installed (its SPICE jar holds the COCO captions)")
+    shipped = load_model_v2()
+    cfg = FitConfig(**{k: (tuple(map(tuple, v)) if k == "weights" else v) for k, v in shipped.meta["config"].items()})
+    corpora, mats = build(SHARED, jar, cache_dir=tmp_path, seed=shipped.seed)
+    model = train_nneval_v2(corpora, mats, cfg)
+    assert model.meta["data"] == shipped.meta["data"]
+    for a, b in zip(
+        (model.mean, model.scale, *model.params), (shipped.mean, shipped.scale, *shipped.params), strict=True
+    ):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+@needs_all_features
+def test_shards_with_corpus_data_match_whole_corpus() -> None:
+    """Scored in shards with the whole corpus' prepared data, items score as in one run."""
+    metric = NNEvalV2(tokenizer="none", feature_options={"spice": {"cache": False}})
+    cands = ["a dog runs on the grass", "a man rides a bike", "two cats sleep on a bed", "a red bus"]
+    refs = [
+        ["a dog running on grass", "a brown dog outside"],
+        ["a man riding a bicycle", "a cyclist on a road"],
+        ["two cats on a bed", "cats sleeping"],
+        ["a red bus on a street", "a double decker bus"],
+    ]
+    whole = metric.score_tokenized(candidates=cands, references=refs).item_table["nneval-v2"]
+    prepared = metric.prepare(refs)
+    parts = [
+        NNEvalV2(tokenizer="none", feature_options={"spice": {"cache": False}})
+        .score_tokenized(candidates=cands[a:b], references=refs[a:b], prepared=prepared)
+        .item_table["nneval-v2"]
+        for a, b in ((0, 2), (2, 4))
+    ]
+    np.testing.assert_allclose(np.concatenate(parts), whole, rtol=0, atol=1e-12)
+
+
+def test_cli_train_v2_names_missing_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from capeval.cli.main import main
+
+    code = main(["learned", "train-v2", "--data", str(tmp_path), "--output", str(tmp_path / "m.npz")])
+    assert code == 2
+    assert "missing flickr8k-raw-dev, thumb, pascal50s/" in capsys.readouterr().err
