@@ -57,6 +57,7 @@ __all__ = [
     "Corpus",
     "JsonLimits",
     "align",
+    "decode_json",
     "json_safe",
     "load_corpus",
     "parse_candidates",
@@ -308,6 +309,26 @@ def _loads(text: str, name: str, limits: JsonLimits, line: int | None = None) ->
             ) from None
         raise CaptionFileError(f"{at}: invalid JSON: {exc}", code="bad_json") from None
     return value
+
+
+def decode_json(data: bytes | str, *, name: str = "<json>", limits: JsonLimits = DEFAULT_LIMITS) -> Any:
+    """One JSON document (UTF-8 bytes or text; a byte-order mark is dropped) decoded within ``limits``.
+
+    The decoding every caption file goes through, for other JSON a program takes from
+    outside (a service's request bodies, say).
+
+    Raises:
+        CaptionFileError: with a code in :data:`DECODE_ERRORS`, the message starting with ``name``.
+
+    Example:
+        >>> decode_json('{"a": [1, 2]}')
+        {'a': [1, 2]}
+        >>> decode_json('{"a": NaN}', name="body")
+        Traceback (most recent call last):
+        ...
+        capeval.io.CaptionFileError: body: NaN is not a JSON number
+    """
+    return _loads(_decode(data, name), name, limits)
 
 
 def _jsonl_records(text: str, name: str, limits: JsonLimits) -> list[tuple[int, dict[str, Any]]]:
