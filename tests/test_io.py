@@ -11,6 +11,7 @@ import pytest
 from capeval.io import (
     DECODE_ERRORS,
     CaptionFileError,
+    JsonLimits,
     align,
     load_corpus,
     parse_candidates,
@@ -203,9 +204,11 @@ def test_parse_from_memory_follows_the_file_rules(tmp_path: Path) -> None:
         (b"", "empty_file"),
         (b"\xff", "not_utf8"),
         (b"[1,", "bad_json"),
-        (b"[" * 100_000 + b"]" * 100_000, "bad_json"),
+        (b"[" * 100_000 + b"]" * 100_000, "too_deep"),
         (b"42", "bad_shape"),
-        (b'[{"image_id": 1}]', "missing_field"),
+        (b'["a dog"]', "item_not_object"),
+        (b'[{"image_id": 1}]', "missing_caption"),
+        (b'[{"caption": "a"}]', "missing_image_id"),
         (b'[{"image_id": null, "caption": "a"}]', "bad_image_id"),
         (b'[{"image_id": 1, "caption": 3}]', "bad_caption_type"),
         (b'[{"image_id": 1, "caption": "a\\u0000b"}]', "bad_caption"),
@@ -217,7 +220,7 @@ def test_error_codes(raw: bytes, code: str) -> None:
         parse_candidates(raw, name="up.json")
     assert err.value.code == code
     assert str(err.value).startswith("up.json: ")
-    assert (code in DECODE_ERRORS) == (code in {"empty_file", "not_utf8", "bad_json"})
+    assert (code in DECODE_ERRORS) == (code in {"empty_file", "not_utf8", "bad_json", "too_deep"})
 
 
 def test_empty_candidate_is_accepted_and_empty_reference_refused() -> None:
@@ -275,3 +278,94 @@ def test_reference_order_by_images_or_by_annotations(tmp_path: Path) -> None:
     assert list(by_annotations) == [1, 3, 2] and by_annotations == read_references(path)
     with pytest.raises(ValueError, match="order must be"):
         read_references(path, order="random")
+
+
+HUGE_INT = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "message"),
+    [
+        ('[{"image_id": ' + HUGE_INT + ', "caption": "a"}]', "number_too_large", "longer than Python's limit"),
+        ('[{"image_id": -' + HUGE_INT + ', "caption": "a"}]', "number_too_large", "at most 30 digits allowed"),
+        ('[{"image_id": 1e400, "caption": "a"}]', "number_too_large", "out of range"),
+        ('[{"image_id": 1, "caption": "a", "n": ' + "9" * 40 + "}]", "number_too_large", "an integer has 40 digits"),
+        ('[{"image_id": 1, "caption": "a", "n": -1.5e999}]', "number_too_large", "out of range"),
+        ('[{"image_id": 1, "caption": NaN}]', "bad_number", "NaN is not a JSON number"),
+        ('[{"image_id": 1, "caption": "a", "score": -Infinity}]', "bad_number", "-Infinity is not a JSON number"),
+        ('[{"image_id": 1, "caption": "\\ud800 a"}]', "bad_string", "lone UTF-16 surrogate"),
+        ('[{"image_id": 1, "caption": "a \\udc00"}]', "bad_string", "lone UTF-16 surrogate"),
+        ("[" * 40 + "]" * 40, "too_deep", "nested more than 32 levels deep"),
+    ],
+)
+def test_hostile_json_is_refused_with_a_caption_file_error(tmp_path: Path, raw: str, code: str, message: str) -> None:
+    path = write(tmp_path, "r.json", None, raw=raw.encode())
+    with pytest.raises(CaptionFileError, match=message) as err:
+        read_candidates(path)
+    assert err.value.code == code and code in DECODE_ERRORS
+    assert str(err.value).startswith(f"{path}: ")
+    with pytest.raises(CaptionFileError) as from_refs:
+        read_references(path)
+    assert from_refs.value.code == code
+    with pytest.raises(CaptionFileError) as from_jsonl:
+        parse_jsonl(raw.replace("[", "", 1)[:-1] if raw.startswith("[{") else raw, name="x.jsonl")
+    assert from_jsonl.value.code == code
+
+
+def test_valid_surrogate_pairs_and_long_numbers_within_limits_pass() -> None:
+    assert parse_candidates('[{"image_id": 1, "caption": "a \\ud83d\\ude00"}]') == {1: "a \U0001f600"}
+    assert parse_candidates('[{"image_id": ' + "9" * 30 + ', "caption": "a"}]') == {int("9" * 30): "a"}
+    with pytest.raises(CaptionFileError) as err:
+        parse_candidates("a \ud800", name="text")
+    assert err.value.code == "bad_string"
+
+
+def test_limits_are_parameters() -> None:
+    strict = JsonLimits(max_depth=2, max_int_digits=3, max_string_chars=8)
+    assert parse_candidates('[{"image_id": 123, "caption": "abcd"}]', limits=strict) == {123: "abcd"}
+    for raw, code in [
+        ('[{"image_id": 1234, "caption": "a"}]', "number_too_large"),
+        ('[{"image_id": -1000, "caption": "a"}]', "number_too_large"),
+        ('[{"image_id": 1, "caption": "abcdefghi"}]', "string_too_long"),
+        ('[{"image_id": 1, "caption": "a", "x": []}]', "too_deep"),
+    ]:
+        with pytest.raises(CaptionFileError) as err:
+            parse_candidates(raw, limits=strict)
+        assert err.value.code == code, raw
+
+
+@pytest.mark.parametrize("char", ["\r", "\u2028", "\u2029", "\x07", "\x85", "\x7f", "\x1b"])
+def test_control_characters_are_spaces_by_default_and_refused_on_request(char: str) -> None:
+    raw = json.dumps([{"image_id": 1, "caption": f"a{char}dog"}])
+    assert parse_candidates(raw) == {1: f"a{char}dog"}
+    with pytest.raises(CaptionFileError, match=f"control character U\\+{ord(char):04X} at position 1") as err:
+        parse_candidates(raw, name="up.json", allow_control_chars=False)
+    assert err.value.code == "bad_caption"
+    assert parse_candidates(json.dumps([{"image_id": 1, "caption": "a\tdog"}]), allow_control_chars=False)
+
+
+def test_empty_candidates_refused_on_request() -> None:
+    with pytest.raises(CaptionFileError, match="entry 0 \\(image id 1\\): caption is empty") as err:
+        parse_candidates(b'[{"image_id": 1, "caption": " "}]', name="up.json", allow_empty=False)
+    assert err.value.code == "empty_caption"
+
+
+@pytest.mark.parametrize(
+    ("raw", "ok"),
+    [
+        ('[{"image_id": 7, "caption": "a"}]', True),
+        ('{"7": "a"}', True),
+        ('[{"image_id": "7", "caption": "a"}]', False),
+        ('[{"image_id": 1.5, "caption": "a"}]', False),
+        ('[{"image_id": true, "caption": "a"}]', False),
+        ('{"x7": "a"}', False),
+        ('{"07": "a"}', False),
+    ],
+)
+def test_integer_ids_on_request(raw: str, ok: bool) -> None:
+    if ok:
+        assert parse_candidates(raw, integer_ids=True) == {7: "a"}
+    else:
+        with pytest.raises(CaptionFileError, match="image_id must be an integer, got") as err:
+            parse_candidates(raw, integer_ids=True)
+        assert err.value.code == "bad_image_id"

@@ -16,6 +16,15 @@ set of rules holds everywhere: a UTF-8 byte-order mark is dropped, other non-UTF
 refused naming the byte, captions must be non-empty strings without NUL characters and at most
 :data:`MAX_CAPTION_CHARS` long, an image id appears once per candidates file.
 
+The JSON itself is decoded within :class:`JsonLimits`, so a hostile or broken file is refused
+with a clear message instead of failing somewhere inside Python: integers longer than
+``max_int_digits`` digits (Python refuses to convert past about 4,300), numbers that overflow
+a float, ``NaN``/``Infinity`` (not JSON), nesting deeper than ``max_depth``, strings longer
+than ``max_string_chars`` and lone UTF-16 surrogates (``"\\ud800"``, not text and not
+storable as UTF-8). A service taking uploads passes stricter limits and, with
+``allow_empty=False`` / ``allow_control_chars=False`` / ``integer_ids=True``, stricter caption
+and id rules to :func:`parse_candidates`; there is no second parser.
+
 Every problem is reported as a :class:`CaptionFileError` naming the file, the image id or
 position, and what is wrong, with a short :attr:`~CaptionFileError.code`. Nothing is dropped
 or realigned silently: each caption stays attached to its image id from the moment it is
@@ -35,6 +44,7 @@ import json
 import logging
 import math
 import os
+import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -42,9 +52,12 @@ from typing import Any, Literal
 __all__ = [
     "DECODE_ERRORS",
     "MAX_CAPTION_CHARS",
+    "DEFAULT_LIMITS",
     "CaptionFileError",
     "Corpus",
+    "JsonLimits",
     "align",
+    "decode_json",
     "json_safe",
     "load_corpus",
     "parse_candidates",
@@ -82,8 +95,51 @@ class CaptionFileError(ValueError):
 
 
 #: :attr:`CaptionFileError.code` values meaning the input is not readable JSON / JSON Lines
-#: (as opposed to readable JSON with wrong content).
-DECODE_ERRORS = frozenset({"unreadable", "empty_file", "not_utf8", "bad_json"})
+#: within the :class:`JsonLimits` (as opposed to readable JSON with wrong content).
+DECODE_ERRORS = frozenset(
+    {
+        "unreadable",
+        "empty_file",
+        "not_utf8",
+        "bad_json",
+        "bad_number",
+        "number_too_large",
+        "too_deep",
+        "string_too_long",
+        "bad_string",
+    }
+)
+
+
+@dataclass(frozen=True)
+class JsonLimits:
+    """Bounds within which a caption file's JSON is decoded (see the module notes).
+
+    The defaults are far beyond any real caption or annotation file; a service facing
+    hostile uploads passes tighter ones.
+
+    Attributes:
+        max_depth: Deepest nesting of lists/objects (a results list of objects is 2 deep,
+            a COCO captions file 3).
+        max_int_digits: Most digits in an integer (``number_too_large``; so is a float
+            overflowing to infinity, and ``NaN``/``Infinity`` are ``bad_number``).
+        max_string_chars: Longest string (keys included); captions have their own limit.
+    """
+
+    max_depth: int = 32
+    max_int_digits: int = 30
+    max_string_chars: int = 10_000_000
+
+
+#: The limits used when none are given.
+DEFAULT_LIMITS = JsonLimits()
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A JSON escape that may decode to a surrogate (``\\ud800``-``\\udfff``).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+#: Refused in captions with ``allow_control_chars=False``: C0 controls other than tab and
+#: newline, DEL, C1 controls and the Unicode line/paragraph separators.
+_CONTROL_IN_CAPTION = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -141,6 +197,13 @@ def _decode(data: bytes | str, name: str) -> str:
     """UTF-8 text of ``data`` without a byte-order mark; non-UTF-8 input names the byte."""
     if isinstance(data, str):
         text = data
+        bad = _SURROGATE.search(text)
+        if bad is not None:
+            raise CaptionFileError(
+                f"{name}: holds a lone UTF-16 surrogate (U+{ord(bad.group()):04X}) at character {bad.start()}, "
+                "not text",
+                code="bad_string",
+            )
     else:
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
@@ -158,18 +221,117 @@ def _decode(data: bytes | str, name: str) -> str:
     return text
 
 
-def _json_value(text: str, name: str, where: str) -> Any:
+class _Refused(Exception):
+    """A value outside the :class:`JsonLimits`, found while decoding."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _raise_constant(text: str) -> float:
+    raise _Refused("bad_number", f"{text} is not a JSON number")
+
+
+#: Decodes like ``json.loads`` but refuses ``NaN``/``Infinity``.
+_DECODER = json.JSONDecoder(parse_constant=_raise_constant)
+
+
+def _check_tree(document: Any, limits: JsonLimits, *, lengths: bool, surrogates: bool) -> None:
+    """Refuse nesting deeper than ``limits.max_depth``, integers of more than
+    ``limits.max_int_digits`` digits, infinite floats (``1e400``) and, when asked, strings
+    longer than ``limits.max_string_chars`` and strings with lone surrogates."""
+    max_depth, max_chars, digits = limits.max_depth, limits.max_string_chars, limits.max_int_digits
+    bound = 10**digits
+    level: list[Any] = [document]
+    depth = 0
+    while level:  # breadth-first, one nesting level at a time
+        depth += 1
+        below: list[Any] = []
+        for node in level:
+            kind = type(node)
+            if kind is dict or kind is list:
+                if depth > max_depth:
+                    raise _Refused("too_deep", f"nested more than {max_depth} levels deep")
+                if kind is dict:
+                    below.extend(node.values())
+                    if lengths or surrogates:
+                        for key in node:
+                            _check_string(key, max_chars, surrogates)
+                else:
+                    below.extend(node)
+            elif kind is int:
+                if node >= bound or node <= -bound:
+                    raise _Refused(
+                        "number_too_large",
+                        f"an integer has {len(str(abs(node))):,} digits; at most {digits} allowed",
+                    )
+            elif kind is float:
+                if not math.isfinite(node):
+                    raise _Refused("number_too_large", "a number is out of range (overflows to infinity)")
+            elif kind is str and (lengths or surrogates):
+                _check_string(node, max_chars, surrogates)
+        level = below
+
+
+def _check_string(text: str, max_chars: int, surrogates: bool) -> None:
+    if len(text) > max_chars:
+        raise _Refused("string_too_long", f"a string has {len(text):,} characters; at most {max_chars:,}")
+    if surrogates and _SURROGATE.search(text):
+        raise _Refused("bad_string", "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), not text")
+
+
+def _loads(text: str, name: str, limits: JsonLimits, line: int | None = None) -> Any:
+    """One JSON value within ``limits``; every refusal is a :class:`CaptionFileError`."""
+    at = name if line is None else f"{name}: line {line}"
     try:
-        return json.loads(text)
+        value = _DECODER.decode(text)
+        # A decoded string is never longer than the text, and a lone surrogate needs an escape.
+        _check_tree(
+            value,
+            limits,
+            lengths=len(text) > limits.max_string_chars,
+            surrogates=_SURROGATE_ESCAPE.search(text) is not None,
+        )
+    except _Refused as exc:
+        raise CaptionFileError(f"{at}: {exc.message}", code=exc.code) from None
     except json.JSONDecodeError as exc:
-        raise CaptionFileError(
-            f"{name}: invalid JSON {where}, column {exc.colno}: {exc.msg}", code="bad_json"
-        ) from None
+        loc = f"column {exc.colno}" if line is not None else f"line {exc.lineno}, column {exc.colno}"
+        raise CaptionFileError(f"{at}: invalid JSON at {loc}: {exc.msg}", code="bad_json") from None
     except RecursionError:
-        raise CaptionFileError(f"{name}: invalid JSON {where}: nested too deeply", code="bad_json") from None
+        raise CaptionFileError(f"{at}: nested more than {limits.max_depth} levels deep", code="too_deep") from None
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # past Python's int-digit limit
+            raise CaptionFileError(
+                f"{at}: an integer is longer than Python's limit (at most {limits.max_int_digits} digits allowed)",
+                code="number_too_large",
+            ) from None
+        raise CaptionFileError(f"{at}: invalid JSON: {exc}", code="bad_json") from None
+    return value
 
 
-def _jsonl_records(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
+def decode_json(data: bytes | str, *, name: str = "<json>", limits: JsonLimits = DEFAULT_LIMITS) -> Any:
+    """One JSON document (UTF-8 bytes or text; a byte-order mark is dropped) decoded within ``limits``.
+
+    The decoding every caption file goes through, for other JSON a program takes from
+    outside (a service's request bodies, say).
+
+    Raises:
+        CaptionFileError: with a code in :data:`DECODE_ERRORS`, the message starting with ``name``.
+
+    Example:
+        >>> decode_json('{"a": [1, 2]}')
+        {'a': [1, 2]}
+        >>> decode_json('{"a": NaN}', name="body")
+        Traceback (most recent call last):
+        ...
+        capeval.io.CaptionFileError: body: NaN is not a JSON number
+    """
+    return _loads(_decode(data, name), name, limits)
+
+
+def _jsonl_records(text: str, name: str, limits: JsonLimits) -> list[tuple[int, dict[str, Any]]]:
     """The JSON objects of JSON Lines text with their line numbers (blank lines skipped).
 
     Lines end at ``\\n`` only (``\\r\\n`` works too): a ``\\r`` or ``\\u2028`` inside a caption
@@ -179,14 +341,7 @@ def _jsonl_records(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaptionFileError(
-                f"{name}: line {lineno}: invalid JSON at column {exc.colno}: {exc.msg}", code="bad_json"
-            ) from None
-        except RecursionError:
-            raise CaptionFileError(f"{name}: line {lineno}: invalid JSON: nested too deeply", code="bad_json") from None
+        value = _loads(line, name, limits, lineno)
         if not isinstance(value, dict):
             raise CaptionFileError(
                 f"{name}: line {lineno}: expected a JSON object, got {type(value).__name__}", code="bad_shape"
@@ -199,7 +354,7 @@ def _is_jsonl_name(name: str) -> bool:
     return name.lower().endswith((".jsonl", ".ndjson"))
 
 
-def _parse(data: bytes | str, name: str, jsonl: bool | None) -> tuple[Any, bool]:
+def _parse(data: bytes | str, name: str, jsonl: bool | None, limits: JsonLimits) -> tuple[Any, bool]:
     """Parse JSON or JSON Lines; return ``(data, is_jsonl)``.
 
     ``jsonl=None`` decides by the name (``.jsonl``/``.ndjson``), and otherwise takes a text
@@ -210,49 +365,58 @@ def _parse(data: bytes | str, name: str, jsonl: bool | None) -> tuple[Any, bool]
         jsonl = _is_jsonl_name(name)
     if not jsonl:
         try:
-            return json.loads(text), False
-        except RecursionError:
-            raise CaptionFileError(f"{name}: invalid JSON: nested too deeply", code="bad_json") from None
-        except json.JSONDecodeError as exc:
+            return _loads(text, name, limits), False
+        except CaptionFileError as exc:
+            if exc.code != "bad_json":
+                raise
             first_line = text.lstrip().split("\n", 1)[0]
             try:
-                json.loads(first_line)
+                _loads(first_line, name, limits)
                 looks_jsonl = "\n" in text.strip() and first_line.strip().startswith("{")
-            except (json.JSONDecodeError, RecursionError):
+            except CaptionFileError:
                 looks_jsonl = False
             if not looks_jsonl:
-                raise CaptionFileError(
-                    f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", code="bad_json"
-                ) from None
-    return _jsonl_records(text, name), True
+                raise
+    return _jsonl_records(text, name, limits), True
 
 
-def read_jsonl(path: PathLike) -> list[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: PathLike, *, limits: JsonLimits = DEFAULT_LIMITS) -> list[tuple[int, dict[str, Any]]]:
     """The JSON objects of a JSON Lines file with their line numbers (blank lines skipped).
 
     The file is read by the same rules as every caption file: a UTF-8 byte-order mark is
-    dropped, lines end at ``\\n`` only (a ``\\u2028`` inside a string does not split a record).
+    dropped, lines end at ``\\n`` only (a ``\\u2028`` inside a string does not split a record),
+    each line is decoded within ``limits``.
 
     Raises:
         CaptionFileError: naming the file and line, for an unreadable file, text that is not
-            UTF-8, an empty file, a line that is not JSON, or a line whose value is not an object.
+            UTF-8, an empty file, a line that is not JSON (or outside ``limits``), or a line
+            whose value is not an object.
 
     """
-    return parse_jsonl(_read_bytes(path), name=os.fspath(path))
+    return parse_jsonl(_read_bytes(path), name=os.fspath(path), limits=limits)
 
 
-def parse_jsonl(data: bytes | str, *, name: str = "<jsonl>") -> list[tuple[int, dict[str, Any]]]:
+def parse_jsonl(
+    data: bytes | str, *, name: str = "<jsonl>", limits: JsonLimits = DEFAULT_LIMITS
+) -> list[tuple[int, dict[str, Any]]]:
     """:func:`read_jsonl` for content already in memory; ``name`` is used in messages.
 
     Example:
         >>> parse_jsonl(b'{"a": 1}' + bytes([10, 10]) + b'{"a": 2}')
         [(1, {'a': 1}), (3, {'a': 2})]
     """
-    return _jsonl_records(_decode(data, name), name)
+    return _jsonl_records(_decode(data, name), name, limits)
 
 
 def _check_caption(
-    name: str, where: str, caption: Any, role: str, limit: int = MAX_CAPTION_CHARS, *, allow_empty: bool = False
+    name: str,
+    where: str,
+    caption: Any,
+    role: str,
+    limit: int = MAX_CAPTION_CHARS,
+    *,
+    allow_empty: bool = False,
+    allow_control_chars: bool = True,
 ) -> str:
     if not isinstance(caption, str):
         raise CaptionFileError(
@@ -264,12 +428,31 @@ def _check_caption(
         raise CaptionFileError(
             f"{name}: {where}: {role} is {len(caption):,} characters long (limit {limit:,})", code="caption_too_long"
         )
+    if not allow_control_chars:
+        bad = _CONTROL_IN_CAPTION.search(caption)
+        if bad is not None:
+            raise CaptionFileError(
+                f"{name}: {where}: {role} contains the control character U+{ord(bad.group()):04X} at position "
+                f"{bad.start()}; captions are one line of text",
+                code="bad_caption",
+            )
     if "\x00" in caption:
         raise CaptionFileError(f"{name}: {where}: {role} contains a NUL character", code="bad_caption")
     return caption
 
 
-def _check_id(name: str, where: str, value: Any) -> str:
+def _check_id(name: str, where: str, value: Any, *, integer: bool = False, key: bool = False) -> str:
+    """The matching key of an image id; with ``integer``, only JSON integers (or, for a
+    mapping ``key``, decimal integer strings) are accepted."""
+    if integer and not (
+        (isinstance(value, int) and not isinstance(value, bool))
+        or (key and isinstance(value, str) and isinstance(_parse_id(value), int))
+    ):
+        got = type(value).__name__ + (f" {value!r}" if isinstance(value, str) else "")
+        raise CaptionFileError(
+            f"{name}: {where}: image_id must be an integer, got {got}",
+            code="bad_image_id",
+        )
     try:
         return _id_key(value)
     except TypeError:
@@ -283,7 +466,7 @@ def _missing(name: str, where: str, row: dict[str, Any], keys: Sequence[str]) ->
     missing = [k for k in keys if k not in row]
     if missing:
         raise CaptionFileError(
-            f"{name}: {where}: missing {' and '.join(repr(k) for k in missing)}", code="missing_field"
+            f"{name}: {where}: missing {' and '.join(repr(k) for k in missing)}", code=f"missing_{missing[0]}"
         )
 
 
@@ -294,7 +477,9 @@ def _parse_id(key: str) -> ImageId:
     return key
 
 
-def read_candidates(path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS) -> dict[ImageId, str]:
+def read_candidates(
+    path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS, limits: JsonLimits = DEFAULT_LIMITS
+) -> dict[ImageId, str]:
     """Read candidate captions: exactly one per image id.
 
     Args:
@@ -302,14 +487,16 @@ def read_candidates(path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHAR
             JSON Lines of ``{"image_id", "caption"}`` (``.jsonl``/``.ndjson``, or any file of
             one JSON object per line).
         max_caption_chars: Longest caption accepted.
+        limits: Bounds on the JSON (see :class:`JsonLimits`).
 
     Raises:
-        CaptionFileError: on unreadable, non-UTF-8 or invalid JSON, a wrong shape, a
+        CaptionFileError: on unreadable, non-UTF-8 or invalid JSON, JSON outside ``limits``
+            (a huge number, ``NaN``, deep nesting, a lone surrogate), a wrong shape, a
             missing/invalid image id, a non-string or over-long caption, a caption
             containing NUL, or two captions for one image id (an empty caption is
             accepted: it is scored as the official code scores it, with a warning).
     """
-    return parse_candidates(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars)
+    return parse_candidates(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars, limits=limits)
 
 
 def parse_candidates(
@@ -318,6 +505,10 @@ def parse_candidates(
     name: str = "<results>",
     jsonl: bool | None = None,
     max_caption_chars: int = MAX_CAPTION_CHARS,
+    limits: JsonLimits = DEFAULT_LIMITS,
+    allow_empty: bool = True,
+    allow_control_chars: bool = True,
+    integer_ids: bool = False,
 ) -> dict[ImageId, str]:
     """Candidate captions from content in memory (an upload), by the rules of :func:`read_candidates`.
 
@@ -327,6 +518,13 @@ def parse_candidates(
         jsonl: ``True``/``False`` to force JSON Lines / JSON; ``None`` decides by ``name``
             and the content.
         max_caption_chars: Longest caption accepted.
+        limits: Bounds on the JSON (see :class:`JsonLimits`).
+        allow_empty: Accept empty/blank captions (they score 0, as in the official code);
+            ``False`` refuses them (``empty_caption``).
+        allow_control_chars: Accept control characters other than NUL in captions (``\\r``,
+            ``\\u2028`` and the like are spaces to the tokenizer); ``False`` refuses C0/C1
+            controls except tab and newline, DEL and ``\\u2028``/``\\u2029`` (``bad_caption``).
+        integer_ids: Accept only JSON integers as image ids (decimal strings as mapping keys).
 
     Returns:
         ``{image id: caption}`` in input order; decimal string ids become ints.
@@ -338,15 +536,21 @@ def parse_candidates(
         >>> parse_candidates(b'[{"image_id": 1, "caption": "a dog"}]')
         {1: 'a dog'}
     """
-    parsed, is_jsonl = _parse(data, name, jsonl)
+    parsed, is_jsonl = _parse(data, name, jsonl, limits)
     out: dict[ImageId, str] = {}
     seen: dict[str, str] = {}
 
-    def add(where: str, image_id: Any, caption: Any) -> None:
-        key = _check_id(name, where, image_id)
-        # Empty candidates are scored (as the official code scores them); the scorer warns about them.
+    def add(where: str, image_id: Any, caption: Any, from_key: bool = False) -> None:
+        key = _check_id(name, where, image_id, integer=integer_ids, key=from_key)
+        # By default empty candidates are scored (as the official code scores them); the scorer warns.
         caption = _check_caption(
-            name, f"{where} (image id {image_id!r})", caption, "caption", max_caption_chars, allow_empty=True
+            name,
+            f"{where} (image id {image_id!r})",
+            caption,
+            "caption",
+            max_caption_chars,
+            allow_empty=allow_empty,
+            allow_control_chars=allow_control_chars,
         )
         if key in seen:
             raise CaptionFileError(
@@ -369,7 +573,7 @@ def parse_candidates(
                 raise CaptionFileError(
                     f'{name}: {where}: expected an object {{"image_id": ..., "caption": ...}}, '
                     f"got {type(row).__name__}",
-                    code="bad_shape",
+                    code="item_not_object",
                 )
             _missing(name, where, row, ("image_id", "caption"))
             add(where, row["image_id"], row["caption"])
@@ -393,7 +597,7 @@ def parse_candidates(
                         f"{name}: {where}: expected exactly one candidate caption, got {len(value)}", code="bad_shape"
                     )
                 value = value[0]
-            add(where, key, value)
+            add(where, key, value, from_key=True)
     else:
         raise CaptionFileError(
             f"{name}: expected a COCO results list or an {{id: caption}} object, got {type(parsed).__name__}",
@@ -405,7 +609,11 @@ def parse_candidates(
 
 
 def read_references(
-    path: PathLike, *, max_caption_chars: int = MAX_CAPTION_CHARS, order: Literal["images", "annotations"] = "images"
+    path: PathLike,
+    *,
+    max_caption_chars: int = MAX_CAPTION_CHARS,
+    order: Literal["images", "annotations"] = "images",
+    limits: JsonLimits = DEFAULT_LIMITS,
 ) -> dict[ImageId, list[str]]:
     """Read reference captions: one or more per image id, in file order.
 
@@ -419,7 +627,9 @@ def read_references(
     Raises:
         CaptionFileError: as :func:`read_candidates`, plus annotations for unknown images.
     """
-    return parse_references(_read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars, order=order)
+    return parse_references(
+        _read_bytes(path), name=os.fspath(path), max_caption_chars=max_caption_chars, order=order, limits=limits
+    )
 
 
 def parse_references(
@@ -429,6 +639,7 @@ def parse_references(
     jsonl: bool | None = None,
     max_caption_chars: int = MAX_CAPTION_CHARS,
     order: Literal["images", "annotations"] = "images",
+    limits: JsonLimits = DEFAULT_LIMITS,
 ) -> dict[ImageId, list[str]]:
     """Reference captions from content in memory, by the rules of :func:`read_references`.
 
@@ -440,7 +651,7 @@ def parse_references(
     """
     if order not in ("images", "annotations"):
         raise ValueError(f"order must be 'images' or 'annotations', got {order!r}")
-    parsed, is_jsonl = _parse(data, name, jsonl)
+    parsed, is_jsonl = _parse(data, name, jsonl, limits)
     out: dict[ImageId, list[str]] = {}
     keys: dict[str, ImageId] = {}
 
@@ -460,7 +671,7 @@ def parse_references(
             where = f"line {lineno}"
             if "image_id" not in row:
                 raise CaptionFileError(
-                    f'{name}: {where}: expected an object with "image_id" and "caption(s)"', code="missing_field"
+                    f'{name}: {where}: expected an object with "image_id" and "caption(s)"', code="missing_image_id"
                 )
             if "captions" in row:
                 caps = row["captions"]
@@ -493,7 +704,7 @@ def parse_references(
             where = f"annotations[{index}]"
             if not isinstance(ann, dict):
                 raise CaptionFileError(
-                    f"{name}: {where}: expected an object, got {type(ann).__name__}", code="bad_shape"
+                    f"{name}: {where}: expected an object, got {type(ann).__name__}", code="item_not_object"
                 )
             _missing(name, where, ann, ("image_id", "caption"))
             key = _check_id(name, where, ann["image_id"])

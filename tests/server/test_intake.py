@@ -59,23 +59,41 @@ BOMB = _zip({"results.json": b"[" + b" " * (60 * 1024 * 1024) + b"]"})
 CASES = [
     ("empty-file", b"", J, 400, "is empty"),
     ("whitespace-file", b"  \n\t ", J, 400, "is empty"),
-    ("truncated-json", b'[{"image_id": 1, "caption": "a', J, 400, "not valid JSON"),
-    ("trailing-comma", b'[{"image_id": 1, "caption": "a"},]', J, 400, "not valid JSON"),
-    ("single-quotes", b"[{'image_id': 1, 'caption': 'a'}]", J, 400, "not valid JSON"),
-    ("garbage", b"\x00\x01\x02 not json", J, 400, "not valid JSON"),
-    ("non-utf8-bytes", b'[{"image_id": 1, "caption": "caf\xe9"}]', J, 400, "not valid UTF-8: byte 0xe9"),
+    ("truncated-json", b'[{"image_id": 1, "caption": "a', J, 400, "invalid JSON at line 1"),
+    ("trailing-comma", b'[{"image_id": 1, "caption": "a"},]', J, 400, "invalid JSON at line 1"),
+    ("single-quotes", b"[{'image_id': 1, 'caption': 'a'}]", J, 400, "invalid JSON at line 1"),
+    ("garbage", b"\x00\x01\x02 not json", J, 400, "invalid JSON at line 1"),
+    ("non-utf8-bytes", b'[{"image_id": 1, "caption": "caf\xe9"}]', J, 400, "not valid UTF-8 at byte 32 (b'\\xe9')"),
     ("utf16", json.dumps(GOOD).encode("utf-16"), J, 400, "not valid UTF-8"),
     ("deep-nesting", b"[" * 100_000 + b"]" * 100_000, J, 400, "nested more than"),
-    ("object-not-list", _json({"image_id": 1}), J, 422, "expected a JSON list"),
-    ("string-document", _json("hello"), J, 422, "expected a JSON list"),
-    ("number-document", b"42", J, 422, "expected a JSON list"),
-    ("null-document", b"null", J, 422, "expected a JSON list"),
-    ("empty-list", b"[]", J, 422, "the list is empty"),
-    ("list-of-strings", _json(["a dog"]), J, 422, "item 0 must be an object, got str"),
-    ("list-of-lists", _json([[1, "a dog"]]), J, 422, "item 0 must be an object, got list"),
-    ("missing-image-id", _without("image_id"), J, 422, "item 3 has no 'image_id'"),
-    ("missing-caption", _without("caption"), J, 422, "item 3 has no 'caption'"),
-    ("image-id-string", _with(2, image_id=str(GOOD[2]["image_id"])), J, 422, "item 2: image_id must be an integer"),
+    ("object-not-list", _json({"image_id": 1}), J, 422, "a single result object; candidates must be a list"),
+    ("string-document", _json("hello"), J, 422, "expected a COCO results list or an {id: caption} object, got str"),
+    ("number-document", b"42", J, 422, "expected a COCO results list or an {id: caption} object, got int"),
+    ("null-document", b"null", J, 422, "expected a COCO results list or an {id: caption} object, got NoneType"),
+    ("empty-list", b"[]", J, 422, "no captions found"),
+    (
+        "list-of-strings",
+        _json(["a dog"]),
+        J,
+        422,
+        'entry 0: expected an object {"image_id": ..., "caption": ...}, got str',
+    ),
+    (
+        "list-of-lists",
+        _json([[1, "a dog"]]),
+        J,
+        422,
+        'entry 0: expected an object {"image_id": ..., "caption": ...}, got list',
+    ),
+    ("missing-image-id", _without("image_id"), J, 422, "entry 3: missing 'image_id'"),
+    ("missing-caption", _without("caption"), J, 422, "entry 3: missing 'caption'"),
+    (
+        "image-id-string",
+        _with(2, image_id=str(GOOD[2]["image_id"])),
+        J,
+        422,
+        "entry 2: image_id must be an integer, got str",
+    ),
     ("image-id-float", _with(2, image_id=1.5), J, 422, "image_id must be an integer, got float"),
     ("image-id-bool", _with(2, image_id=True), J, 422, "image_id must be an integer, got bool"),
     ("image-id-null", _with(2, image_id=None), J, 422, "image_id must be an integer, got NoneType"),
@@ -87,13 +105,32 @@ CASES = [
     ("caption-nan", _with(4, caption=float("nan")), J, 400, "NaN is not a JSON number"),
     ("caption-empty", _with(5, caption=""), J, 422, "caption is empty"),
     ("caption-blank", _with(5, caption="   \t"), J, 422, "caption is empty"),
-    ("caption-huge", _with(6, caption="a " * 5000), J, 422, "caption has 10000 characters; at most 1000"),
+    (
+        "caption-huge",
+        _with(6, caption="a " * 5000),
+        J,
+        422,
+        f"entry 6 (image id {GOOD[6]['image_id']}): caption is 10,000 characters long (limit 1,000)",
+    ),
     ("caption-nul", _with(6, caption="a\x00b"), J, 422, "control character U+0000"),
+    ("caption-cr", _with(6, caption="a\rb"), J, 422, "control character U+000D at position 1"),
+    ("caption-line-separator", _with(6, caption="a\u2028b"), J, 422, "control character U+2028 at position 1"),
+    ("caption-surrogate", _with(6, caption="a\ud800"), J, 400, "lone UTF-16 surrogate"),
+    ("image-id-4000-digits", _with(7, image_id=int("9" * 4000)), J, 400, "an integer has 4,000 digits; at most 20"),
+    ("image-id-21-digits", _with(7, image_id=10**20), J, 400, "an integer has 21 digits; at most 20 allowed"),
+    ("image-id-overflow", _json(GOOD).replace(b'"image_id": ', b'"image_id": 1e999', 1), J, 400, "out of range"),
+    ("nested-9-deep", _json([[[[[[[[[{"image_id": 1}]]]]]]]]]), J, 400, "nested more than 8 levels deep"),
     ("unknown-id", _with(7, image_id=999_999_999), J, 422, "image_id 999999999 is not an image of this phase"),
     ("negative-id", _with(7, image_id=-1), J, 422, "image_id -1 is not an image of this phase"),
     ("test-id-in-val", _json([*GOOD, {"image_id": TEST_IDS[0], "caption": "x"}]), J, 422, "not an image of this"),
-    ("duplicate-id", _json([*GOOD, dict(GOOD[0])]), J, 422, f"image_id {GOOD[0]['image_id']} already given by item 0"),
-    ("duplicate-id-other-caption", _json([*GOOD, {**GOOD[1], "caption": "b"}]), J, 422, "already given by item 1"),
+    (
+        "duplicate-id",
+        _json([*GOOD, dict(GOOD[0])]),
+        J,
+        422,
+        f"duplicate result for image id {GOOD[0]['image_id']} (first given at entry 0)",
+    ),
+    ("duplicate-id-other-caption", _json([*GOOD, {**GOOD[1], "caption": "b"}]), J, 422, "(first given at entry 1)"),
     ("missing-one", _json(GOOD[1:]), J, 422, f"1 of {len(GOOD)} images have no caption"),
     ("missing-half", _json(GOOD[::2]), J, 422, "images have no caption"),
     ("content-type-html", _json(GOOD), "text/html", 415, "unsupported content type 'text/html'"),
@@ -118,9 +155,9 @@ CASES = [
     ("zip-too-many-members", _zip({f"f{i}.txt": b"x" for i in range(9)}), Z, 400, "9 members; at most 8"),
     ("zip-encrypted", _encrypted_zip(), Z, 400, "is encrypted"),
     ("zip-corrupt", b"PK\x03\x04" + b"\x00" * 40, Z, 400, "not a readable zip file"),
-    ("zip-empty-json", _zip({"results.json": b""}), Z, 400, "zip member 'results.json' is empty"),
+    ("zip-empty-json", _zip({"results.json": b""}), Z, 400, "zip member 'results.json': file is empty"),
     ("zip-non-utf8", _zip({"results.json": b'[{"caption": "\xff"}]'}), Z, 400, "not valid UTF-8"),
-    ("zip-bad-json", _zip({"results.json": b"[{"}), Z, 400, "zip member 'results.json' is not valid JSON"),
+    ("zip-bad-json", _zip({"results.json": b"[{"}), Z, 400, "zip member 'results.json': invalid JSON at line 1"),
     ("zip-wrong-ids", _zip({"r.json": _json(results_for(TEST_IDS))}), Z, 422, "not an image of this phase"),
 ]
 
@@ -173,6 +210,17 @@ def test_unauthenticated_upload_is_refused(srv):
         "/api/v1/challenges/coco-demo/phases/val/submissions", content=_json(GOOD), headers={"content-type": J}
     )
     assert r.status_code == 401
+
+
+def test_id_caption_mapping_is_read_like_the_library_reads_it(srv):
+    # One reader: an {id: caption} mapping is a results file here as it is for the command line.
+    auth = {"Authorization": f"Bearer {srv.token}", "content-type": J}
+    url = "/api/v1/challenges/coco-demo/phases/val/submissions?dry_run=true"
+    mapping = {str(r["image_id"]): r["caption"] for r in GOOD}
+    r = srv.client.post(url, content=_json(mapping), headers=auth)
+    assert r.status_code == 200 and r.json()["n_images"] == len(GOOD)
+    r = srv.client.post(url, content=_json({"x" + k: v for k, v in mapping.items()}), headers=auth)
+    assert r.status_code == 422 and "image_id must be an integer, got str" in r.json()["detail"]
 
 
 def test_dry_run_validates_without_counting(srv):

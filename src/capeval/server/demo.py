@@ -9,7 +9,6 @@ entry in both phases: the "fakecap" sample results from the COCO caption toolkit
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from dataclasses import dataclass
 from importlib import resources
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from capeval.io import parse_candidates
 from capeval.server.config import ChallengeConfig, PhaseConfig, SplitConfig
 from capeval.server.db import Database
 from capeval.server.models import Phase, Submission, User
@@ -111,7 +111,8 @@ def install_demo(
         has_baseline = session.scalar(select(Submission.id).where(Submission.is_baseline.is_(True))) is not None
     if not has_baseline:
         raw = results_path.read_bytes()
-        captions = {int(r["image_id"]): r["caption"] for r in json.loads(raw)}
+        parsed = parse_candidates(raw, name=str(results_path), integer_ids=True)
+        captions = {int(str(image_id)): caption for image_id, caption in parsed.items()}
         with db.read() as session:
             phases = {p.name: p.id for p in session.scalars(select(Phase).where(Phase.challenge_id == challenge_id))}
         for phase_name, ids in (("val", val_ids), ("test", test_ids)):

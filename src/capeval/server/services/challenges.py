@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from capeval.metrics.base import nrefs_label
 from capeval.server.config import ChallengeConfig, parse_utc
 from capeval.server.db import Database
 from capeval.server.domain.errors import NotFound
@@ -60,12 +61,6 @@ def load_references(path: str | Path, image_ids: Sequence[int] | None = None) ->
     return refs
 
 
-def _nrefs(refs: Mapping[int, list[str]]) -> str:
-    counts = [len(r) for r in refs.values()]
-    lo, hi = min(counts), max(counts)
-    return str(lo) if lo == hi else f"{lo}-{hi}"
-
-
 def install_challenge(
     db: Database,
     config: ChallengeConfig,
@@ -94,7 +89,7 @@ def install_challenge(
                 name=sc.name,
                 visibility=sc.visibility,
                 n_images=len(refs),
-                nrefs=_nrefs(refs),
+                nrefs=nrefs_label(list(refs.values())),
                 references_sha256=hashlib.sha256(payload.encode("utf-8")).hexdigest(),
                 references_json=payload,
             )

@@ -1,9 +1,13 @@
 """Upload intake: unpack and validate a results file before anything is stored.
 
 An upload is a COCO results json (``[{"image_id": int, "caption": str}, ...]``) or a zip
-holding exactly one such json. Every check raises a :mod:`~capeval.server.domain.errors`
-error with a message that names the offending member, item index or image id; nothing here
-touches the database, so a rejected upload never counts against a quota.
+holding exactly one such json. The file is read by :func:`capeval.io.parse_candidates`, the
+one reader of caption files, with the server's stricter settings (:data:`RESULTS_JSON_LIMITS`,
+integer image ids, no empty captions, no control characters or line separators in captions);
+this module adds only the zip handling, the split membership check and the mapping of
+:class:`~capeval.io.CaptionFileError` codes to HTTP (undecodable input 400, wrong content 422).
+Every error names the offending member, item or image id; nothing here touches the database,
+so a rejected upload never counts against a quota.
 
 Zip checks: member count, member names (no absolute paths, drive letters, backslashes or
 ``..``), no symlinks, no encrypted members, no nested archives, and an expansion limit
@@ -13,14 +17,13 @@ counted while inflating (declared sizes are not trusted).
 from __future__ import annotations
 
 import io
-import re
 import stat
 import zipfile
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
 
+from capeval.io import DECODE_ERRORS, CaptionFileError, JsonLimits, parse_candidates
 from capeval.server.domain.errors import InvalidInput, TooLarge, UnprocessableResults, UnsupportedType
-from capeval.server.services.safejson import JsonLimits, loads_limited
 
 __all__ = ["ParsedUpload", "parse_upload", "validate_results"]
 
@@ -33,18 +36,15 @@ NEUTRAL_TYPES = frozenset({"", "application/octet-stream"})
 #: Magic numbers of archive formats refused inside a zip (zip, gzip, bzip2, xz, 7z, rar, zstd).
 ARCHIVE_MAGIC = (b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"7z\xbc\xaf", b"Rar!", b"\x28\xb5\x2f\xfd")
 ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
-#: Characters refused in a caption: C0 controls other than tab and newline, DEL, C1 controls,
-#: the Unicode line/paragraph separators and lone surrogates (not encodable as UTF-8).
-_FORBIDDEN_IN_CAPTION = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 #: Inflate in chunks of this many bytes so the expansion limit is enforced as data arrives.
 INFLATE_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
 class ParsedUpload:
-    """The json document found in an upload and where it came from."""
+    """The results document found in an upload (its bytes, unzipped) and what to call it."""
 
-    document: object
+    document: bytes
     member: str
 
 
@@ -110,14 +110,8 @@ def _unzip(data: bytes, *, max_members: int, max_unzipped: int) -> tuple[bytes, 
 
 #: Results files are a list of flat objects: anything nested deeper is not a results file.
 RESULTS_JSON_LIMITS = JsonLimits(max_depth=8, max_int_digits=20, max_string_chars=1_000_000)
-
-
-def _decode_json(data: bytes, where: str) -> object:
-    if not data.strip():
-        raise InvalidInput("empty_file", f"{where} is empty")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return loads_limited(data, where, RESULTS_JSON_LIMITS)
+#: Library codes the server reports under its own (older) names.
+_SERVER_CODES = {"bad_shape": "not_a_list", "bad_image_id": "bad_image_id_type"}
 
 
 def parse_upload(
@@ -149,11 +143,11 @@ def parse_upload(
         if not is_zip_magic:
             raise InvalidInput("zip_corrupt", f"{filename or 'body'}: declared a zip but is not a zip file")
         inner, member = _unzip(data, max_members=max_members, max_unzipped=max_unzipped)
-        return ParsedUpload(_decode_json(inner, f"zip member {member!r}"), member)
+        return ParsedUpload(inner, f"zip member {member!r}")
     if ctype in JSON_TYPES or (ctype in NEUTRAL_TYPES and (lower.endswith(".json") or not lower)):
         if is_zip_magic:
             raise UnsupportedType("wrong_content_type", f"{filename or 'body'} is a zip but was sent as {ctype}")
-        return ParsedUpload(_decode_json(data, filename or "body"), filename)
+        return ParsedUpload(data, filename)
     raise UnsupportedType(
         "wrong_content_type",
         f"unsupported content type {ctype or '(none)'!r} for {filename or 'body'}: "
@@ -161,90 +155,54 @@ def parse_upload(
     )
 
 
-def _check_item(
-    index: int, item: object, max_caption_chars: int, fail: Callable[[str, str], UnprocessableResults]
-) -> tuple[int, str]:
-    """The ``(image_id, caption)`` of one results item, or the first problem with it."""
-    if not isinstance(item, dict):
-        raise fail("item_not_object", f"item {index} must be an object, got {type(item).__name__}")
-    if "image_id" not in item:
-        raise fail("missing_image_id", f"item {index} has no 'image_id'")
-    if "caption" not in item:
-        raise fail("missing_caption", f"item {index} has no 'caption'")
-    image_id = item["image_id"]
-    caption = item["caption"]
-    if isinstance(image_id, bool) or not isinstance(image_id, int):
-        raise fail("bad_image_id_type", f"item {index}: image_id must be an integer, got {type(image_id).__name__}")
-    if not isinstance(caption, str):
-        raise fail(
-            "bad_caption_type",
-            f"item {index} (image_id {image_id}): caption must be a string, got {type(caption).__name__}",
-        )
-    if not caption.strip():
-        raise fail("empty_caption", f"item {index} (image_id {image_id}): caption is empty")
-    if len(caption) > max_caption_chars:
-        raise fail(
-            "caption_too_long",
-            f"item {index} (image_id {image_id}): caption has {len(caption)} characters; "
-            f"at most {max_caption_chars} allowed",
-        )
-    bad = _FORBIDDEN_IN_CAPTION.search(caption)
-    if bad is not None:
-        raise fail(
-            "bad_caption",
-            f"item {index} (image_id {image_id}): caption contains the control character "
-            f"U+{ord(bad.group()):04X} at position {bad.start()}; captions are one line of text",
-        )
-    return image_id, caption
-
-
 def validate_results(
-    document: object,
+    document: bytes,
     expected_ids: Collection[int],
     *,
     max_caption_chars: int,
     where: str = "results",
 ) -> dict[int, str]:
-    """Check a COCO results document against the images of a phase.
+    """Read a results document and check it against the images of a phase.
 
-    Every expected image must appear exactly once, no other image may appear, ``image_id``
-    must be an integer and ``caption`` a non-empty string of at most ``max_caption_chars``.
+    The document is read by :func:`capeval.io.parse_candidates` (``image_id`` an integer,
+    ``caption`` a non-empty one-line string of at most ``max_caption_chars``, each image once),
+    then every expected image must appear and no other image may.
 
     Returns:
         ``{image_id: caption}``.
 
     Raises:
+        InvalidInput: input that cannot be decoded within :data:`RESULTS_JSON_LIMITS`.
         UnprocessableResults: naming the first offending item (and counts of missing images).
     """
-
-    def fail(code: str, message: str) -> UnprocessableResults:
-        return UnprocessableResults(code, f"{where}: {message}")
-
-    if isinstance(document, dict) and "annotations" in document:
-        document = document["annotations"]
-    if not isinstance(document, list):
-        raise fail(
-            "not_a_list", f"expected a JSON list of {{image_id, caption}} objects, got {type(document).__name__}"
+    try:
+        parsed = parse_candidates(
+            document,
+            name=where,
+            max_caption_chars=max_caption_chars,
+            limits=RESULTS_JSON_LIMITS,
+            allow_empty=False,
+            allow_control_chars=False,
+            integer_ids=True,
         )
-    if not document:
-        raise fail("no_items", "the list is empty")
-    expected = set(expected_ids)
-    seen: dict[int, int] = {}
+    except CaptionFileError as exc:
+        code = _SERVER_CODES.get(exc.code, exc.code)
+        if exc.code in DECODE_ERRORS:
+            raise InvalidInput(code, str(exc)) from None
+        raise UnprocessableResults(code, str(exc)) from None
     captions: dict[int, str] = {}
-    for index, item in enumerate(document):
-        image_id, caption = _check_item(index, item, max_caption_chars, fail)
-        if image_id not in expected:
-            raise fail("unknown_image_id", f"item {index}: image_id {image_id} is not an image of this phase")
-        if image_id in seen:
-            raise fail(
-                "duplicate_image_id", f"item {index}: image_id {image_id} already given by item {seen[image_id]}"
-            )
-        seen[image_id] = index
+    for image_id, caption in parsed.items():
+        assert isinstance(image_id, int)  # integer_ids=True
         captions[image_id] = caption
-    missing = expected - seen.keys()
+    expected = set(expected_ids)
+    unknown = [image_id for image_id in captions if image_id not in expected]
+    if unknown:
+        raise UnprocessableResults("unknown_image_id", f"{where}: image_id {unknown[0]} is not an image of this phase")
+    missing = expected - captions.keys()
     if missing:
         sample = ", ".join(str(i) for i in sorted(missing)[:5])
-        raise fail(
-            "missing_images", f"{len(missing)} of {len(expected)} images have no caption (e.g. image_id {sample})"
+        raise UnprocessableResults(
+            "missing_images",
+            f"{where}: {len(missing)} of {len(expected)} images have no caption (e.g. image_id {sample})",
         )
     return captions
