@@ -95,9 +95,9 @@ def _load_val2014() -> tuple[list[str], list[list[str]]]:
 
     protocol = human_agreement_protocol()
     official = run_official(protocol["ids"], protocol["candidates"], protocol["references"], metrics=("meteor",))
-    ids = [str(i) for i in protocol["ids"]]
+    keys = [str(k) for k in range(len(protocol["ids"]))]  # the oracle keys items by position
     tok = official["tokenized"]
-    return [tok["candidates"][i] for i in ids], [tok["references"][i] for i in ids]
+    return [tok["candidates"][k] for k in keys], [tok["references"][k] for k in keys]
 
 
 def _load_demo() -> tuple[list[str], list[list[str]]]:

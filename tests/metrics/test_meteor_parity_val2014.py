@@ -49,13 +49,13 @@ def _live() -> tuple[list[str], list[list[str]], list[float], float]:
         official = run_official(protocol["ids"], protocol["candidates"], protocol["references"], metrics=("meteor",))
     except (OracleUnavailable, OSError) as exc:
         pytest.skip(f"official oracle unavailable: {exc}")
-    ids = [str(i) for i in protocol["ids"]]
+    keys = [str(k) for k in range(len(protocol["ids"]))]  # the oracle keys items by position
     tok = official["tokenized"]
     per_item = official["per_item"]
     return (
-        [tok["candidates"][i] for i in ids],
-        [tok["references"][i] for i in ids],
-        [per_item[i]["METEOR"] for i in ids],
+        [tok["candidates"][k] for k in keys],
+        [tok["references"][k] for k in keys],
+        [per_item[k]["METEOR"] for k in keys],
         official["corpus"]["METEOR"],
     )
 
