@@ -196,6 +196,8 @@ def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
     """Convert ``paraphrase-en.gz`` (line triples: probability, phrase, paraphrase)."""
     from capeval.metrics.meteor import _convert
 
+    # compile (or load) the parser before the text is in memory: compilation needs memory too
+    _convert.parse_paraphrases(np.frombuffer(b"0\na\nb\n", dtype=np.uint8), TOKEN_BITS, TOKENS_PER_WORD)
     with open(gz_path, "rb") as handle:  # the gzip trailer holds the size (mod 2**32) of the content
         handle.seek(-4, os.SEEK_END)
         size = int.from_bytes(handle.read(4), "little")
