@@ -2,10 +2,15 @@
 
 Data: COCO val2014 (40,504 images) replicated and perturbed: item ``i`` is image
 ``i % 40504``; its candidate is one of the image's captions and its 5 references are the
-others (wrapping round), and every copy after the first has a word dropped, two adjacent
-words swapped and one word replaced by another val2014 word, chosen by a hash of ``i``
-(candidate and references alike), so the copies are new text with the vocabulary of
-COCO. Items are generated on demand from their index: nothing is stored.
+others (wrapping round). There are 8 variants of the corpus (324,032 items), repeated beyond
+that: the original and 7 copies in which every caption has a word dropped, two adjacent
+words swapped and one word replaced by another val2014 word, chosen by a hash of the item
+(candidate and references alike), so the copies are new text with COCO's vocabulary. Items
+are generated on demand from their index: nothing is stored.
+
+CIDEr-D's document-frequency table grows with the distinct n-grams of the references, not
+with the number of items: here it stops growing after the 8 variants (a real corpus's
+grows ever more slowly), so the peaks of 1M and 10M items measure what streaming keeps.
 
 Modes (each run in a fresh process, so every peak is that run's own):
 
@@ -39,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CAPTIONS = Path(os.environ.get("CAPEVAL_ORACLE_DIR", "/tmp/capeval-oracle")) / "captions_val2014.json"
 METRICS = ("bleu", "rouge-l", "cider-d")
 N_REFS = 5
+#: Distinct copies of val2014 (the original and 7 perturbed ones); item i repeats item i - 8 * 40,504.
+VARIANTS = 8
 _MASK64 = (1 << 64) - 1
 
 
@@ -91,11 +98,12 @@ class Val2014Source:
         refs: list[list[str]] = []
         for i in range(lo, hi):
             caps = images[i % n_img]
-            copy = i // n_img
-            first = copy % len(caps)
+            variant = (i // n_img) % VARIANTS
+            first = variant % len(caps)
             texts = [caps[(first + j) % len(caps)] for j in range(N_REFS + 1)]
-            if copy:
-                texts = [self._perturb(t, _mix(i * 8 + j), vocab) for j, t in enumerate(texts)]
+            if variant:
+                key = i % (n_img * VARIANTS)
+                texts = [self._perturb(t, _mix(key * 8 + j), vocab) for j, t in enumerate(texts)]
             cands.append(texts[0])
             refs.append(texts[1:])
         return cands, refs
