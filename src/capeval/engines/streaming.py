@@ -117,11 +117,14 @@ class _FrequencyMerger:
             for j in range(k):  # re-encode the partition's word ids as global ones
                 shift = np.uint64(_WORD_BITS * (k - 1 - j))
                 glob |= local[((keys >> shift) & mask).astype(np.int64)] << shift
-            merged, inverse = np.unique(np.concatenate([self.keys[k - 1], glob]), return_inverse=True)
-            counts = np.zeros(merged.shape[0], dtype=np.int64)
-            np.add.at(counts, inverse, np.concatenate([self.counts[k - 1], part[f"counts{k}"]]))
-            self.keys[k - 1] = merged
-            self.counts[k - 1] = counts
+            keys_all = np.concatenate([self.keys[k - 1], glob])
+            order = np.argsort(keys_all, kind="stable")
+            keys_all = keys_all[order]
+            counts_all = np.concatenate([self.counts[k - 1], part[f"counts{k}"]])[order]
+            del order
+            starts = np.flatnonzero(np.concatenate([[True], keys_all[1:] != keys_all[:-1]]))
+            self.keys[k - 1] = keys_all[starts]
+            self.counts[k - 1] = np.add.reduceat(counts_all, starts) if starts.size else counts_all
 
     def frozen(self, n_documents: int) -> DocumentFrequencies:
         """The merged counts as :class:`DocumentFrequencies` (ids ordered as ``from_references``)."""
