@@ -14,8 +14,7 @@ number of items:
 The per-item statistics are those of in-process scoring: each partition's tokenizer sees
 the next few captions as read-ahead context, exactly as the Dask engine does, and CIDEr-D
 gets the document frequencies of the whole corpus. Corpus scores come from the summed
-statistics: exact for count statistics (BLEU), equal up to the order of floating-point
-additions (last bits) for averaged scores (ROUGE-L, CIDEr-D).
+statistics, added in the order in-process scoring adds them, so they are the same numbers.
 
 With a ``distributed.Client`` the partitions run on the Dask workers (the source function is
 shipped to them and called there, so the items never pass through the client).
@@ -157,7 +156,7 @@ class _FrequencyMerger:
 def _score_range(
     source: Source, lo: int, hi: int, n: int, metrics: dict[str, Metric], frequencies: Any, keep_items: bool
 ) -> dict[str, Any]:
-    """Summed statistics (and optionally item scores) of every metric on one partition."""
+    """Statistics rows (and optionally item scores) of every metric on one partition."""
     tokenized: dict[str, tuple[list[str], list[list[str]]]] = {}
     out: dict[str, Any] = {}
     for key, metric in metrics.items():
@@ -167,7 +166,7 @@ def _score_range(
         cands, refs = tokenized[name]
         prepared = frequencies if _counts_frequencies(metric) else metric.prepare(refs)
         stats = np.asarray(metric.item_stats(cands, refs, prepared), dtype=np.float64)
-        out[key] = stats.sum(axis=0)
+        out[key] = stats
         if keep_items:
             out[key + "/items"] = metric.item_outputs(stats)[metric.primary]
     return out
@@ -240,7 +239,9 @@ def evaluate_stream(
         1,
     ):
         for key in built:
-            totals[key] = totals[key] + part[key]
+            # the running total first, then the partition's rows: the additions of in-process
+            # scoring's column sums, in the same order, so the corpus scores are the same bits
+            totals[key] = np.concatenate([totals[key][None, :], part[key]]).sum(axis=0)
             if keep_items:
                 items[key].append(part[key + "/items"])
         if progress:
