@@ -33,22 +33,35 @@ def _subcommand_modules() -> list[str]:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every installed subcommand."""
+def _requested_module(argv: Sequence[str] | None) -> str | None:
+    """Module of the subcommand named first in ``argv`` (``human-agreement`` -> ``cmd_human_agreement``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0].startswith("-"):
+        return None
+    name = "capeval.cli.cmd_" + args[0].replace("-", "_")
+    return name if name in _subcommand_modules() else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every installed subcommand (or only the module ``only``).
+
+    Building it for the one subcommand a command line names imports only what that
+    subcommand needs (help and errors list them all).
+    """
     parser = argparse.ArgumentParser(
         prog="capeval",
         description="Image-caption evaluation with the official MS COCO numbers, without Java.",
     )
     parser.add_argument("--version", action="version", version=f"capeval {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in _subcommand_modules():
+    for module_name in [only] if only else _subcommand_modules():
         importlib.import_module(module_name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code (0 ok, 1 failure, 2 usage/input error)."""
-    parser = build_parser()
+    parser = build_parser(_requested_module(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

@@ -24,7 +24,6 @@ into several references, and fields are trimmed like Java ``String.trim()``. Lin
 
 from __future__ import annotations
 
-import array
 import gc
 import itertools
 import logging
@@ -38,7 +37,8 @@ import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.meteor import _kernel
-from capeval.metrics.meteor._normalize import JAVA_TRIM_CHARS, java_trim, normalize_tokens
+from capeval.metrics.meteor._batch import segment_tokens
+from capeval.metrics.meteor._normalize import JAVA_TRIM_CHARS, java_trim
 from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
 from capeval.metrics.meteor._words import WordFeatures, java_string_hash, word_features
 from capeval.tokenizers.base import Tokenizer
@@ -111,14 +111,14 @@ class _WordTables:
     def ids_of(self, tokens: list[str]) -> list[int]:
         """Word ids of ``tokens`` (new words are registered)."""
         get = self.lookup.get
-        ids = [get(w) for w in tokens]
+        ids = list(map(get, tokens))
         if None in ids:
-            for w in tokens:
+            for w in itertools.compress(tokens, [i is None for i in ids]):
                 if w not in self.lookup:
                     self.lookup[w] = self.n_vocab + len(self._extra_words)
                     self._extra_words.append(w)
             self._arrays = None
-            ids = [get(w) for w in tokens]
+            ids = list(map(get, tokens))
         return ids  # type: ignore[return-value]
 
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -262,13 +262,15 @@ class METEOR(Metric):
             ref_counts[i] = len(ref_texts)
         # word ids of every distinct segment, in chunks to bound the temporary token lists
         texts = list(sent_index)
-        s_words = array.array("q")
-        s_off = array.array("q", [0])
+        counts = []
+        word_ids = []
         for start in range(0, len(texts), _CHUNK_SENTENCES):
-            token_lists = [normalize_tokens(t, prefixes) for t in texts[start : start + _CHUNK_SENTENCES]]
-            s_words.extend(words.ids_of(list(itertools.chain.from_iterable(token_lists))))
-            for tokens in token_lists:
-                s_off.append(s_off[-1] + len(tokens))
+            c, w = segment_tokens(texts[start : start + _CHUNK_SENTENCES], prefixes, words.ids_of)
+            counts.append(c)
+            word_ids.append(w)
+        s_off = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(counts) if counts else np.zeros(0, np.int64), out=s_off[1:])
+        s_words = np.concatenate(word_ids) if word_ids else np.zeros(0, np.int64)
         ref_off = np.zeros(len(candidates) + 1, dtype=np.int64)
         np.cumsum(ref_counts, out=ref_off[1:])
         # a snapshot: later blocks only append words, so these arrays stay valid for this block
@@ -278,8 +280,8 @@ class METEOR(Metric):
             item_hyp,
             ref_off,
             np.asarray(ref_sent, dtype=np.int64),
-            np.frombuffer(s_off, dtype=np.int64),
-            np.frombuffer(s_words, dtype=np.int64),
+            s_off,
+            s_words,
             w_para,
             table.phrase_hi,
             table.phrase_lo,

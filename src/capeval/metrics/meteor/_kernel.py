@@ -60,6 +60,10 @@ _BITS_MULT = 2654435761
 #: minutes to hours on such input): candidate matches, and path-copy work of the beam search.
 MAX_CANDIDATES = 2_000_000
 MAX_SEARCH_WORK = 2.0e10
+#: Ranges of the packed path-comparator key (matches, chunks, distance): 20 + 21 + 22 bits.
+_KEY_MATCHES = 1 << 20
+_KEY_CHUNKS = 1 << 21
+_KEY_DIST = 1 << 22
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
@@ -266,8 +270,11 @@ def _get_bit(bits: Any, row: int, k: int) -> bool:
 
 
 @_jit
-def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, order: Any, tmp: Any) -> Any:
-    """Positions 0..n-1 of ``rows`` stably sorted by the path comparator (bottom-up merge sort)."""
+def _stable_order_general(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, order: Any, tmp: Any) -> Any:
+    """Positions 0..n-1 of ``rows`` stably sorted by the path comparator (bottom-up merge sort).
+
+    Any path statistics; :func:`_stable_order` is the fast form for ordinary ones.
+    """
     for k in range(n):
         order[k] = k
     width = 1
@@ -284,6 +291,62 @@ def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, o
                 b = rows[order[j]]
                 # take from the right run only when strictly better: keeps the sort stable
                 if _less(m1[b] + m2[b], chunks[b], dist[b], m1[a] + m2[a], chunks[a], dist[a]):
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+            lo = hi
+        for k in range(n):
+            order[k] = tmp[k]
+        width *= 2
+    return order
+
+
+@_jit
+def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, order: Any, tmp: Any) -> Any:
+    """Positions 0..n-1 of ``rows`` stably sorted by the path comparator.
+
+    The comparator (more matches, fewer chunks, less distance) is packed into one integer key
+    per path when the numbers fit (always, for captions), then sorted by a bottom-up merge
+    sort that copies runs already in order; otherwise :func:`_stable_order_general`.
+    """
+    keys = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        r = rows[k]
+        order[k] = k
+        c = chunks[r]
+        d = dist[r]
+        m = m1[r] + m2[r]
+        if c < 0 or c >= _KEY_CHUNKS or d < 0 or d >= _KEY_DIST or m < 0 or m >= _KEY_MATCHES:
+            return _stable_order_general(n, rows, m1, m2, chunks, dist, order, tmp)
+        keys[k] = ((_KEY_MATCHES - 1 - m) * _KEY_CHUNKS + c) * _KEY_DIST + d
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            if mid >= hi or keys[order[mid - 1]] <= keys[order[mid]]:
+                for k in range(lo, hi):  # the two runs are already in order
+                    tmp[k] = order[k]
+                lo = hi
+                continue
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                # take from the right run only when strictly better: keeps the sort stable
+                if keys[order[j]] < keys[order[i]]:
                     tmp[k] = order[j]
                     j += 1
                 else:
@@ -411,6 +474,9 @@ def _align(
                 identical = False
                 break
     # --- candidate matches, per reference position, in the Java module order ---
+    hyp_sig = np.uint64(0)  # union of the hypothesis' synonym signatures: a quick no-overlap test
+    for i in range(nh):
+        hyp_sig |= hg[i]
     cand = ws_cand
     if nr + 1 <= ws_pos.shape[1] and nh <= ws_pos.shape[1]:
         pos_off = ws_pos[0]
@@ -443,7 +509,7 @@ def _align(
                     _put(cand, n, j, 1, i, 1, 1)
                     n += 1
             gb = w_sig[b]
-            if gb != 0:
+            if (gb & hyp_sig) != 0:
                 if nh <= 64:
                     # positions of the hypothesis sharing a synset with b, from its synset table
                     mask = _synonym_mask(b, syn_off, syn_ids, hyp_syn_ids, hyp_syn_mask)

@@ -192,72 +192,59 @@ class MeteorData:
         return _parse_exceptions(self.exceptions_text)
 
 
-def _pack_phrases(token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    hi = np.zeros(len(token_ids), dtype=np.uint64)
-    lo = np.zeros(len(token_ids), dtype=np.uint64)
-    width = 2 * TOKENS_PER_WORD
-    padded = np.zeros((len(token_ids), width), dtype=np.uint64)
-    for row, ids in enumerate(token_ids):
-        padded[row, : len(ids)] = ids
-    for k in range(TOKENS_PER_WORD):
-        shift = np.uint64(TOKEN_BITS * (TOKENS_PER_WORD - 1 - k))
-        hi |= padded[:, k] << shift
-        lo |= padded[:, TOKENS_PER_WORD + k] << shift
-    return hi, lo
-
-
 def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
     """Convert ``paraphrase-en.gz`` (line triples: probability, phrase, paraphrase)."""
+    from capeval.metrics.meteor import _convert
+
+    # compile (or load) the parser before the text is in memory: compilation needs memory too
+    _convert.parse_paraphrases(np.frombuffer(b"0\na\nb\n", dtype=np.uint8), TOKEN_BITS, TOKENS_PER_WORD)
+    with open(gz_path, "rb") as handle:  # the gzip trailer holds the size (mod 2**32) of the content
+        handle.seek(-4, os.SEEK_END)
+        size = int.from_bytes(handle.read(4), "little")
+    buf = np.empty(size, dtype=np.uint8)  # read in place: no second copy of the 272 MB text
     with gzip.open(gz_path, "rb") as handle:
-        lines = handle.read().decode("utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if len(lines) % 3:
-        raise MeteorDataError(f"{gz_path}: {len(lines)} lines is not a multiple of 3")
-    refs = lines[1::3]
-    paras = lines[2::3]
-    del lines
-    phrase_ids: dict[str, int] = {}
-    src = np.fromiter((phrase_ids.setdefault(p, len(phrase_ids)) for p in refs), dtype=np.int64, count=len(refs))
-    dst = np.fromiter((phrase_ids.setdefault(p, len(phrase_ids)) for p in paras), dtype=np.int64, count=len(paras))
-    del refs, paras
-    vocab: dict[str, int] = {}
-    token_ids: list[list[int]] = []
-    for phrase in phrase_ids:
-        # The transducer splits phrases on single spaces; the file has no other whitespace.
-        ids = [vocab.setdefault(tok, len(vocab) + 1) for tok in phrase.split(" ")]
-        if len(ids) > MAX_PHRASE_LEN:
-            raise MeteorDataError(f"{gz_path}: phrase longer than {MAX_PHRASE_LEN} tokens: {phrase!r}")
-        token_ids.append(ids)
-    if len(vocab) >= 1 << TOKEN_BITS:
-        raise MeteorDataError(f"{gz_path}: vocabulary of {len(vocab)} words exceeds {TOKEN_BITS}-bit ids")
-    hi, lo = _pack_phrases(token_ids)
-    lengths = np.array([len(ids) for ids in token_ids], dtype=np.int8)
-    del token_ids
-    # Renumber phrases by sorted key so that lookups are binary searches.
-    order = np.lexsort((lo, hi))
+        filled = 0
+        view = buf.data  # a memoryview of the array
+        while filled < size and (got := handle.readinto(view[filled:])):
+            filled += got
+        if filled != size or handle.read(1):
+            raise MeteorDataError(f"{gz_path}: the content size differs from the gzip trailer")
+    code, phrase, u_hi, u_lo, u_len, tok_start, tok_len, n_tok = _convert.parse_paraphrases(
+        buf, TOKEN_BITS, TOKENS_PER_WORD
+    )
+    if code == _convert.BAD_LINE_COUNT:
+        raise MeteorDataError(f"{gz_path}: the number of lines is not a multiple of 3")
+    if code == _convert.TOO_LONG:
+        raise MeteorDataError(f"{gz_path}: a phrase is longer than {MAX_PHRASE_LEN} tokens")
+    if code == _convert.TOO_MANY_WORDS:
+        raise MeteorDataError(f"{gz_path}: the vocabulary exceeds {TOKEN_BITS}-bit ids")
+    vocab_words = [bytes(buf[tok_start[t] : tok_start[t] + tok_len[t]]).decode("utf-8") for t in range(1, n_tok + 1)]
+    del buf, view
+    # Distinct phrases renumbered by sorted key, so that lookups are binary searches.
+    order = np.lexsort((u_lo, u_hi))
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    src = rank[src]
-    dst = rank[dst]
+    hi = u_hi[order]
+    lo = u_lo[order]
+    sorted_len = u_len[order]
+    n_ent = phrase.size // 2
+    src = rank[phrase[:n_ent]]
+    dst = rank[phrase[n_ent:]]
+    del phrase, rank, order
     # Group entries by reference-side phrase, keeping file order inside each group.
     by_src = np.argsort(src, kind="stable")
-    counts = np.bincount(src, minlength=order.size)
-    offsets = np.zeros(order.size + 1, dtype=np.int64)
+    counts = np.bincount(src, minlength=hi.size)
+    offsets = np.zeros(hi.size + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    vocab_words = [""] * (len(vocab) + 1)
-    for word, idx in vocab.items():
-        vocab_words[idx] = word
     group_dst = dst[by_src].astype(np.int32)
-    sorted_len = lengths[order]
     return {
-        "phrase_hi": hi[order],
-        "phrase_lo": lo[order],
+        "phrase_hi": hi,
+        "phrase_lo": lo,
         "phrase_len": sorted_len,
         "group_offsets": offsets,
         "group_dst": group_dst,
         "group_dlen": sorted_len[group_dst],
-        "vocab": "\n".join(vocab_words[1:]),
+        "vocab": "\n".join(vocab_words),
     }
 
 

@@ -6,13 +6,15 @@ the metric (features of words outside that vocabulary).
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 
-__all__ = ["WordFeatures", "java_string_hash", "morph", "synonym_set", "word_features"]
+__all__ = ["WordFeatures", "java_string_hash", "morph", "stem_words", "synonym_set", "word_features"]
 
 #: WordNet morphy detachment rules, in METEOR SynonymDictionary's order (suffix, replacement):
 #: nouns, then verbs, then adjectives.
@@ -27,6 +29,34 @@ SIG_MULT = 2654435761
 WordFeatures = tuple[
     npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int32]
 ]
+
+
+@functools.cache
+def _compiled_stemmer() -> Any:
+    """PyStemmer 2.2.0's English stemmer (the Snowball 2.2.0 algorithm, compiled), if installed."""
+    try:
+        import Stemmer  # type: ignore[import-not-found,unused-ignore]
+
+        if not importlib.metadata.version("PyStemmer").startswith("2.2.0"):
+            return None
+        return Stemmer.Stemmer("english")
+    except (ImportError, importlib.metadata.PackageNotFoundError):  # pragma: no cover - same stems without it
+        return None
+
+
+def stem_words(words: list[str]) -> list[str]:
+    """Snowball (2.2.0) English stems of ``words``, as METEOR's stem matcher uses them.
+
+    The compiled PyStemmer 2.2.0 when installed (about 20x faster), else snowballstemmer 2.2.0:
+    the same algorithm from the same Snowball release, so the same stems.
+    """
+    compiled = _compiled_stemmer()
+    if compiled is not None:
+        return list(compiled.stemWords(words))
+    from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
+
+    stemmer = EnglishStemmer()
+    return [stemmer.stemWord(w) for w in words]
 
 
 def java_string_hash(text: str) -> int:
@@ -92,14 +122,14 @@ def word_features(
     ids: npt.NDArray[np.int32],
 ) -> WordFeatures:
     """Hash, stem hash, synonym signature and synonym sets (CSR) of ``words``."""
-    stemmer = EnglishStemmer()
+    words = list(words)
     hashes: list[int] = []
     stems: list[int] = []
     sigs: list[int] = []
     sets: list[npt.NDArray[np.int32]] = []
-    for word in words:
+    for word, stem in zip(words, stem_words(words), strict=True):
         hashes.append(java_string_hash(word))
-        stems.append(java_string_hash(stemmer.stemWord(word)))
+        stems.append(java_string_hash(stem))
         syn = synonym_set(word, synset_index, exceptions, offsets, ids)
         sets.append(syn)
         sigs.append(_signature(syn))

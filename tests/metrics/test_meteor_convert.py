@@ -1,0 +1,65 @@
+"""The compiled paraphrase-table parser against a plain-Python reading of the same file format."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from capeval.metrics.meteor import _resources
+from capeval.metrics.meteor._resources import MeteorDataError
+
+ENTRIES = [
+    ("0.5", "a dog", "the dog"),
+    ("0.25", "a dog", "a puppy"),
+    ("0.125", "runs", "is running"),
+    ("0.1", "the dog", "a dog"),
+    ("0.1", "on the grass in a big green park", "x"),  # 8 tokens: too long, tested separately
+    ("0.05", "café", "coffee shop"),
+    ("0.05", "runs", "a dog"),
+]
+
+
+def _write(path: Path, entries: list[tuple[str, str, str]]) -> Path:
+    with gzip.open(path, "wb") as fh:
+        fh.write("".join(f"{p}\n{a}\n{b}\n" for p, a, b in entries).encode("utf-8"))
+    return path
+
+
+def _expected(entries: list[tuple[str, str, str]]) -> dict[str, object]:
+    vocab: dict[str, int] = {}
+    for phrase in [e[1] for e in entries] + [e[2] for e in entries]:  # phrases first, then paraphrases
+        for tok in phrase.split(" "):
+            vocab.setdefault(tok, len(vocab) + 1)
+    keys = {p: tuple(vocab[t] for t in p.split(" ")) for e in entries for p in e[1:]}
+    ordered = sorted(set(keys.values()), key=lambda k: k + (0,) * (7 - len(k)))
+    pid = {k: i for i, k in enumerate(ordered)}
+    groups: dict[int, list[int]] = {}
+    for _, a, b in entries:
+        groups.setdefault(pid[keys[a]], []).append(pid[keys[b]])
+    return {"vocab": list(vocab), "lengths": [len(k) for k in ordered], "groups": groups}
+
+
+def test_parser_matches_a_plain_reading(tmp_path: Path) -> None:
+    entries = [e for e in ENTRIES if len(e[1].split()) <= 7]
+    arrays = _resources._build_paraphrase_arrays(_write(tmp_path / "p.gz", entries))
+    want = _expected(entries)
+    assert str(arrays["vocab"]).split("\n") == want["vocab"]
+    assert np.asarray(arrays["phrase_len"]).tolist() == want["lengths"]
+    off, dst = np.asarray(arrays["group_offsets"]), np.asarray(arrays["group_dst"])
+    got = {p: dst[off[p] : off[p + 1]].tolist() for p in range(off.size - 1) if off[p + 1] > off[p]}
+    assert got == want["groups"]
+    hi = np.asarray(arrays["phrase_hi"])
+    assert np.all(np.diff(hi.astype(np.float64)) >= 0)  # sorted: lookups are binary searches
+
+
+def test_parser_refuses_malformed_tables(tmp_path: Path) -> None:
+    with pytest.raises(MeteorDataError, match="longer than 7"):
+        _resources._build_paraphrase_arrays(_write(tmp_path / "long.gz", ENTRIES))
+    bad = tmp_path / "bad.gz"
+    with gzip.open(bad, "wb") as fh:
+        fh.write(b"0.5\na dog\n")
+    with pytest.raises(MeteorDataError, match="multiple of 3"):
+        _resources._build_paraphrase_arrays(bad)
