@@ -184,3 +184,14 @@ def test_cli_convert_and_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert main(["cider-df", "build", "--captions", str(tmp_path / "coco.json"), "--output", str(out_npz)]) == 0
     built = DocumentFrequencies.load(out_npz)
     assert built.get("a") == 2 and built.get("dog running") == 1 and built.n_documents == 2
+
+
+def test_build_refuses_a_malformed_coco_file_by_the_readers_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    coco = {"images": [{"id": 1}], "annotations": [{"id": 1, "image_id": 2, "caption": "A dog."}]}
+    (tmp_path / "coco.json").write_text(json.dumps(coco))
+    out = tmp_path / "coco.npz"
+    assert main(["cider-df", "build", "--captions", str(tmp_path / "coco.json"), "--output", str(out)]) == 2
+    assert "coco.json" in capsys.readouterr().err
+    assert not out.exists()

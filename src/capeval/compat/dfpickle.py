@@ -21,7 +21,6 @@ or a Karpathy split JSON as the self-critical preprocessing (``prepro_ngrams``) 
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import pickle
@@ -338,25 +337,29 @@ def build_frequencies(
         eos: Append the end-of-sentence token (``<eos>``, index ``0``) to every reference, as
             self-critical's ``prepro_ngrams`` does (its rewards score captions ending in ``0``).
     """
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    from capeval.io import decode_json, parse_references
+
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    data = decode_json(raw, name=name)
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise ValueError(f"{path}: expected a Karpathy split JSON or a COCO captions file (an 'images' list)")
     documents: list[list[list[str]]] = []
     if "annotations" in data:
         from capeval.tokenizers.base import get_tokenizer
 
-        by_image: dict[Any, list[str]] = {img["id"]: [] for img in data["images"]}
-        for ann in data["annotations"]:
-            if ann["image_id"] not in by_image:
-                raise ValueError(f"{path}: annotation {ann.get('id')!r} refers to unknown image {ann['image_id']!r}")
-            by_image[ann["image_id"]].append(ann["caption"])
-        ids = [i for i, caps in by_image.items() if caps]
-        flat = get_tokenizer(tokenizer).tokenize([c for i in ids for c in by_image[i]])
+        # COCO captions: read by the library's one reader (images in file order, those without
+        # captions left out, every caption checked), then tokenized.
+        by_image = parse_references(raw, name=name)
+        flat = get_tokenizer(tokenizer).tokenize([c for caps in by_image.values() for c in caps])
         pos = 0
-        for i in ids:
-            documents.append([line.split() for line in flat[pos : pos + len(by_image[i])]])
-            pos += len(by_image[i])
+        for caps in by_image.values():
+            documents.append([line.split() for line in flat[pos : pos + len(caps)]])
+            pos += len(caps)
     else:
         for img in data["images"]:
             img_split = img.get("split")
