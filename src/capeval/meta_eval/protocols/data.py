@@ -362,13 +362,11 @@ def load_foil(data_dir: PathLike, *, foil_file: str = "foilv1.0_test_2017.json")
     """
     path = require(data_dir, foil_file)
     coco = loaders.load_coco_captions(require(data_dir, "captions_val2014.json"))
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc})") from None
+    from capeval.io import decode_json
+
+    # The JSON decoding every caption file goes through (byte-order mark, UTF-8 and size limits);
+    # the FOIL annotations themselves are checked below.
+    data = decode_json(Path(path).read_bytes(), name=str(path))
     annotations = data.get("annotations") if isinstance(data, dict) else None
     if not isinstance(annotations, list):
         raise ValueError(f"{path}: expected a FOIL-COCO file with an 'annotations' list")
