@@ -33,12 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+import bench_meteor
+from oracle import human_agreement_protocol, oracle_python
 
-import bench_meteor  # noqa: E402
-from tests.oracle.oracle import human_agreement_protocol, oracle_python  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 STAGES = (("tokenize", "tokenize"), ("bleu", "bleu"), ("meteor", "meteor"), ("rouge-l", "rouge"), ("cider-d", "cider"))
 
@@ -81,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     protocol = human_agreement_protocol()
     n = len(protocol["ids"])
     official_python = str(oracle_python())
-    runner = ROOT / "tests" / "oracle" / "official_runner.py"
+    runner = ROOT / "bench" / "oracle" / "official_runner.py"
     with tempfile.TemporaryDirectory() as tmp:
         job = Path(tmp) / "job.json"
         job.write_text(

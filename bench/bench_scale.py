@@ -167,8 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the measurements here")
     args = parser.parse_args(argv)
     if not CAPTIONS.is_file():
-        sys.path.insert(0, str(ROOT))
-        from tests.oracle.oracle import val2014_captions
+        from oracle import val2014_captions
 
         path = str(val2014_captions())
     else:
