@@ -5,13 +5,16 @@
   earlier in the same run;
 * :func:`model_digest`, :func:`save_model_npz`, :func:`load_model_npz`,
   :func:`checked_features`: a model's parameter digest, its ``.npz`` file and the checks of
-  the feature matrix it is given.
+  the feature matrix it is given;
+* :func:`warn_feature_config`, :func:`model_signature_fields`: the warning when the feature
+  metrics differ from those a model was trained with, and a learned metric's signature fields.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ import numpy as np
 
 from capeval.metrics.base import CorpusResult, FloatArray, Metric
 from capeval.tokenizers.base import Tokenizer
+
+log = logging.getLogger("capeval")
 
 
 class RegistryFeatures:
@@ -184,3 +189,29 @@ def checked_features(features: FloatArray, names: Sequence[str], *, show_row: bo
         values = f" ({x[row].tolist()})" if show_row else ""
         raise ValueError(f"item {row}: feature {col!r} is not finite{values}")
     return x
+
+
+def warn_feature_config(label: str, digest: str, trained: str | None, current: str, why: str = "") -> None:
+    """Warn if a model was trained with another feature configuration than ``current``."""
+    if trained and trained != current:
+        log.warning(
+            "%s model %s was trained with feature configuration %s, the feature metrics here are %s%s; "
+            "scores may differ from the model card's",
+            label,
+            digest,
+            trained,
+            current,
+            why,
+        )
+
+
+def model_signature_fields(
+    meta: Mapping[str, Any], default_name: str, digest: str, seed: int, n_features: int, fingerprint: str
+) -> tuple[tuple[str, str], ...]:
+    """Model id (name and parameter digest), training seed and feature configuration."""
+    name = str(meta.get("name", default_name))
+    return (
+        ("model", f"{name}-{digest}"),
+        ("seed", str(seed)),
+        ("feat", f"{n_features}-{fingerprint}"),
+    )

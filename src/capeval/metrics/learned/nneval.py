@@ -30,7 +30,6 @@ Statistics row per item: ``[item_score, 1]``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +43,9 @@ from capeval.metrics.learned._common import (
     checked_features,
     load_model_npz,
     model_digest,
+    model_signature_fields,
     save_model_npz,
+    warn_feature_config,
 )
 from capeval.metrics.learned.network import Params, predict_proba
 from capeval.tokenizers.base import Tokenizer
@@ -58,7 +59,6 @@ __all__ = [
     "load_model",
 ]
 
-log = logging.getLogger("capeval")
 
 #: NNEval's features (Sharif et al. 2018, Section 3.1), as capeval output names.
 FEATURES: tuple[str, ...] = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "cider-d", "spice", "wmd")
@@ -270,20 +270,11 @@ class NNEval(MeanMetric):
         self._checked = True
         trained = self.model.meta.get("data", {}).get("feature_config")
         current = self.feature_set.fingerprint()
-        if trained and trained != current:
-            log.warning(
-                "NNEval model %s was trained with feature configuration %s, the feature metrics here are %s "
-                "(a feature metric changed); scores may differ from the model card's",
-                self.model.digest,
-                trained,
-                current,
-            )
+        warn_feature_config("NNEval", self.model.digest, trained, current, " (a feature metric changed)")
 
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """Model id (name and parameter digest), training seed and feature configuration."""
-        name = str(self.model.meta.get("name", "nneval"))
-        return (
-            ("model", f"{name}-{self.model.digest}"),
-            ("seed", str(self.model.seed)),
-            ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
+        m = self.model
+        return model_signature_fields(
+            m.meta, "nneval", m.digest, m.seed, len(m.features), self.feature_set.fingerprint()
         )

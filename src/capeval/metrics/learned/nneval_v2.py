@@ -14,7 +14,6 @@ Statistics row per item: ``[item_score, 1]``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +22,18 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics.base import FloatArray, MeanMetric
-from capeval.metrics.learned._common import checked_features, load_model_npz, model_digest, save_model_npz
+from capeval.metrics.learned._common import (
+    checked_features,
+    load_model_npz,
+    model_digest,
+    model_signature_fields,
+    save_model_npz,
+    warn_feature_config,
+)
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["DEFAULT_MODEL_V2", "NNEvalV2", "ScorerModel", "load_model_v2"]
 
-log = logging.getLogger("capeval")
 
 #: File name of the shipped model inside ``capeval/data/learned``.
 DEFAULT_MODEL_V2 = "nneval-v2.npz"
@@ -159,21 +164,11 @@ class NNEvalV2(MeanMetric):
             return
         self._checked = True
         trained = self.model.meta.get("feature_config")
-        current = self.feature_set.fingerprint()
-        if trained and trained != current:
-            log.warning(
-                "nneval-v2 model %s was trained with feature configuration %s, the feature metrics here are %s; "
-                "scores may differ from the model card's",
-                self.model.digest,
-                trained,
-                current,
-            )
+        warn_feature_config("nneval-v2", self.model.digest, trained, self.feature_set.fingerprint())
 
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """Model id (name and parameter digest), training seed and feature configuration."""
-        name = str(self.model.meta.get("name", "nneval-v2"))
-        return (
-            ("model", f"{name}-{self.model.digest}"),
-            ("seed", str(self.model.seed)),
-            ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
+        m = self.model
+        return model_signature_fields(
+            m.meta, "nneval-v2", m.digest, m.seed, len(m.features), self.feature_set.fingerprint()
         )
