@@ -70,23 +70,40 @@ class RegistryFeatures:
     def _metric_prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
         return {k: self.metric(k).prepare(references) for k in self.keys}
 
-    def metric_outputs(
+    def compute(
         self,
         candidates: Sequence[str],
         references: Sequence[Sequence[str]],
         prepared: Mapping[str, Any] | None = None,
         *,
         results: Mapping[str, CorpusResult] | None = None,
-    ) -> dict[str, FloatArray]:
-        """Per-item column of each metric feature (feature name -> values) of tokenized items.
+    ) -> FloatArray:
+        """``(n, len(features))`` feature matrix of tokenized items.
 
         Args:
             candidates: Tokenized candidates.
             references: Tokenized references.
-            prepared: Corpus-level reference data per registry key (computed here if omitted).
+            prepared: From ``prepare`` on the whole corpus (computed here if omitted).
             results: Results already computed on the same items (registry key -> result);
                 used when they come from an identically configured metric.
         """
+        columns = self._metric_outputs(candidates, references, prepared, results)
+        return self._matrix(columns, candidates, references, prepared)
+
+    def _matrix(
+        self,
+        columns: Mapping[str, FloatArray],
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Mapping[str, Any] | None,
+    ) -> FloatArray:
+        """The feature matrix from the metric features' columns (default: those columns in order)."""
+        if not candidates:
+            return np.zeros((0, len(self.features)))
+        return np.column_stack([columns[f] for f in self.features])
+
+    def _metric_outputs(self, candidates: Any, references: Any, prepared: Any, results: Any) -> dict[str, FloatArray]:
+        """Per-item column of each metric feature (feature name -> values); arguments as in :meth:`compute`."""
         columns: dict[str, FloatArray] = {}
         for key in self.keys:
             metric = self.metric(key)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from capeval.metrics.base import CorpusResult, FloatArray
+from capeval.metrics.base import FloatArray
 from capeval.metrics.learned._common import RegistryFeatures
 
 __all__ = [
@@ -204,31 +204,26 @@ class FeatureSetV2(RegistryFeatures):
         out[TEXT_KEY] = document_frequencies(references)
         return out
 
-    def metric_columns(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Mapping[str, Any] | None = None,
-        *,
-        results: Mapping[str, CorpusResult] | None = None,
-    ) -> FloatArray:
+    def metric_columns(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
         """``(n, len(METRIC_FEATURES))`` metric outputs of tokenized items."""
-        columns = self.metric_outputs(candidates, references, prepared, results=results)
-        if not candidates:
+        return self._metric_matrix(self._metric_outputs(candidates, references, None, None), len(candidates))
+
+    @staticmethod
+    def _metric_matrix(columns: Mapping[str, FloatArray], n: int) -> FloatArray:
+        if not n:
             return np.zeros((0, len(METRIC_FEATURES)))
         # A SPICE category without tuples on either side has no F (NaN): count it as 0.
         return np.nan_to_num(np.column_stack([columns[f] for f in METRIC_FEATURES]), nan=0.0)
 
-    def compute(
+    def _matrix(
         self,
+        columns: Mapping[str, FloatArray],
         candidates: Sequence[str],
         references: Sequence[Sequence[str]],
-        prepared: Mapping[str, Any] | None = None,
-        *,
-        results: Mapping[str, CorpusResult] | None = None,
+        prepared: Mapping[str, Any] | None,
     ) -> FloatArray:
-        """``(n, len(FEATURES))`` feature matrix of tokenized items."""
-        metric = self.metric_columns(candidates, references, prepared, results=results)
+        """Metric columns (NaN as 0), then :func:`text_features`."""
+        metric = self._metric_matrix(columns, len(candidates))
         wmd = self.metric("wmd")
         frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
         text = text_features(candidates, references, getattr(wmd, "embeddings", None), frequencies)

@@ -115,18 +115,6 @@ class FeatureSet(RegistryFeatures):
         """Each feature metric's corpus-level reference data."""
         return self._metric_prepare(references)
 
-    def compute(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Mapping[str, Any] | None = None,
-        *,
-        results: Mapping[str, CorpusResult] | None = None,
-    ) -> FloatArray:
-        """``(n, n_features)`` feature matrix of tokenized items (see :meth:`metric_outputs`)."""
-        columns = self.metric_outputs(candidates, references, prepared, results=results)
-        return np.column_stack([columns[f] for f in self.features]) if candidates else np.zeros((0, len(self.features)))
-
 
 @dataclass(frozen=True, eq=False)
 class NNEvalModel:
