@@ -29,6 +29,26 @@ def demo_tokenized(demo_official: dict[str, Any]) -> tuple[list[str], list[str],
     return ids, [res[i] for i in ids], [gts[i] for i in ids]
 
 
+@pytest.fixture(scope="module")
+def flickr_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small Flickr8K release (captions, expert and CrowdFlower judgments) in its distributed layout."""
+    from tests.meta_eval.protocol_files import write_flickr8k
+
+    directory = tmp_path_factory.mktemp("flickr8k")
+    write_flickr8k(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def pascal_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small PASCAL-50S release in its distributed layout."""
+    from tests.meta_eval.protocol_files import write_pascal50s
+
+    directory = tmp_path_factory.mktemp("pascal")
+    write_pascal50s(directory)
+    return directory
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """With ``CAPEVAL_NO_SKIP=1`` (set by CI) a skipped test fails: CI must run everything."""

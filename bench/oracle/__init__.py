@@ -11,22 +11,5 @@ never needs Java. One implementation, imported two ways without touching ``sys.p
 The package holds no import of its own siblings by absolute name, so both work.
 """
 
-from .official import (
-    OracleUnavailable,
-    human_agreement_protocol,
-    oracle_dir,
-    oracle_python,
-    run_official,
-    run_spice_core,
-    val2014_captions,
-)
-
-__all__ = [
-    "OracleUnavailable",
-    "human_agreement_protocol",
-    "oracle_dir",
-    "oracle_python",
-    "run_official",
-    "run_spice_core",
-    "val2014_captions",
-]
+from .official import *  # noqa: F403  (the public names are official.py's ``__all__``)
+from .official import __all__ as __all__

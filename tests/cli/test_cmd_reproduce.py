@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.meta_eval.protocol_files import write_flickr8k, write_pascal50s
 
 from capeval.cli.main import main
 from capeval.meta_eval.protocols.curves import reference_curve
@@ -15,20 +14,6 @@ pytest.importorskip("scipy")
 pytest.importorskip("matplotlib")
 
 FAST = ["--metrics", "bleu-1,cider-d", "--tokenizer", "ws"]
-
-
-@pytest.fixture(scope="module")
-def flickr_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("flickr8k")
-    write_flickr8k(directory)
-    return directory
-
-
-@pytest.fixture(scope="module")
-def pascal_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("pascal")
-    write_pascal50s(directory)
-    return directory
 
 
 def test_json_rows(flickr_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.meta_eval.protocol_files import write_flickr8k, write_foil, write_pascal50s
+from tests.meta_eval.protocol_files import write_foil, write_pascal50s
 
 from capeval.cli.cmd_reproduce import EngineScorer
 from capeval.meta_eval import correlate, load_flickr8k, load_flickr8k_tokens, pairwise_accuracy
@@ -25,20 +25,6 @@ METRICS = ["bleu-1", "cider-d"]
 @pytest.fixture(scope="module")
 def scorer() -> EngineScorer:
     return EngineScorer(METRICS, tokenizer="ws")
-
-
-@pytest.fixture(scope="module")
-def flickr_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("flickr8k")
-    write_flickr8k(directory)
-    return directory
-
-
-@pytest.fixture(scope="module")
-def pascal_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("pascal")
-    write_pascal50s(directory)
-    return directory
 
 
 def test_every_protocol_has_files_recipe_and_published_entry() -> None:

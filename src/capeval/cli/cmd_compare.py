@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from capeval import registry
-from capeval.cli.main import CLIError
+from capeval.cli.main import CLIError, add_references_argument
 from capeval.meta_eval.tables import FORMATS, Table
 from capeval.stats import DEFAULT_SEED, approximate_randomization, paired_bootstrap
 
@@ -128,13 +128,7 @@ def register(subparsers: Any) -> None:
         description="Paired bootstrap intervals and approximate-randomization p-values between two results files "
         "scored on the same references.",
     )
-    parser.add_argument(
-        "--references",
-        "--annotations",
-        dest="references",
-        required=True,
-        help="references: COCO captions file, {id: [captions]}, or JSON Lines",
-    )
+    add_references_argument(parser)
     parser.add_argument("--baseline", required=True, help="results file of the baseline system")
     parser.add_argument("--system", required=True, help="results file of the system compared with it")
     parser.add_argument("--metrics", default=DEFAULT_METRICS, help=f"comma-separated (default {DEFAULT_METRICS})")

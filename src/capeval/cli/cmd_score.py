@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 from capeval.cli._output import format_csv, format_json, format_table
+from capeval.cli.main import add_references_argument
 from capeval.engines.local import DEFAULT_METRICS, evaluate, resolve_metrics
 from capeval.io import load_corpus, write_json
 from capeval.metrics.base import EmptyCandidateWarning
@@ -137,13 +138,7 @@ def register(subparsers: Any) -> None:
         required=True,
         help='candidates: COCO results [{"image_id","caption"}], {id: caption}, or JSON Lines',
     )
-    parser.add_argument(
-        "--references",
-        "--annotations",
-        dest="references",
-        required=True,
-        help="references: COCO captions file, {id: [captions]}, or JSON Lines",
-    )
+    add_references_argument(parser)
     parser.add_argument(
         "--require-all",
         action="store_true",

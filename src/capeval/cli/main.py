@@ -25,6 +25,17 @@ class CLIError(Exception):
     """A user-facing error: printed as ``capeval: error: <message>`` with exit code 2."""
 
 
+def add_references_argument(parser: argparse.ArgumentParser) -> None:
+    """``--references`` (alias ``--annotations``): the references file of commands that score."""
+    parser.add_argument(
+        "--references",
+        "--annotations",
+        dest="references",
+        required=True,
+        help="references: COCO captions file, {id: [captions]}, or JSON Lines",
+    )
+
+
 def _subcommand_modules() -> list[str]:
     import capeval.cli as package
 

@@ -1,11 +1,20 @@
-"""Input checks shared by the compatibility scorers (the official code's asserts, with messages)."""
+"""Input checks shared by the compatibility scorers (the official code's asserts, with messages).
+
+Also :func:`mean_and_item_scores`, the ``compute_score`` of the scorers that return the mean
+of per-image values.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["CompatInputError", "check_same_ids", "items_of", "say"]
+import numpy as np
+
+if TYPE_CHECKING:
+    from capeval.metrics.base import FloatArray, Metric
+
+__all__ = ["CompatInputError", "check_same_ids", "items_of", "mean_and_item_scores", "say"]
 
 #: Hint for ``{"caption": ...}`` dicts passed to a scorer.
 _TOKENIZE_FIRST = " (tokenize first: PTBTokenizer().tokenize(...) returns strings)"
@@ -92,3 +101,12 @@ def say(text: str) -> None:
     import sys
 
     sys.stdout.write(text + "\n")
+
+
+def mean_and_item_scores(
+    metric: Metric, gts: Mapping[Hashable, Any], res: Mapping[Hashable, Any], scorer: str
+) -> tuple[np.float64, FloatArray]:
+    """``(mean, per-image array)`` of a tokenizer-free metric on checked items in ``gts`` order."""
+    _, candidates, references = items_of(gts, res, scorer)
+    scores = metric.score_tokenized(candidates=candidates, references=references).item_scores
+    return np.float64(np.mean(scores)), np.array(scores)

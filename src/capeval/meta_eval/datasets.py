@@ -46,6 +46,7 @@ from capeval.meta_eval.pairwise import PASCAL50S_CATEGORIES
 __all__ = [
     "HumanJudgments",
     "PairwiseJudgments",
+    "VotedPairs",
     "load_coco_captions",
     "load_composite",
     "load_flickr8k",
@@ -130,8 +131,24 @@ class HumanJudgments:
         )
 
 
+class VotedPairs:
+    """Length and vote difference of pairs of candidates judged by human votes (a dataclass base)."""
+
+    image_ids: tuple[Hashable, ...]
+    votes_a: FloatArray
+    votes_b: FloatArray
+
+    def __len__(self) -> int:
+        return len(self.image_ids)
+
+    @property
+    def preference(self) -> FloatArray:
+        """``votes_a - votes_b``: positive when humans preferred A."""
+        return self.votes_a - self.votes_b
+
+
 @dataclass(frozen=True)
-class PairwiseJudgments:
+class PairwiseJudgments(VotedPairs):
     """Human preferences between two candidate captions of the same image.
 
     Attributes:
@@ -151,14 +168,6 @@ class PairwiseJudgments:
     categories: tuple[str, ...]
     votes_a: FloatArray
     votes_b: FloatArray
-
-    def __len__(self) -> int:
-        return len(self.image_ids)
-
-    @property
-    def preference(self) -> FloatArray:
-        """``votes_a - votes_b``: positive when humans preferred A."""
-        return self.votes_a - self.votes_b
 
 
 def _judgments(

@@ -180,33 +180,43 @@ def _items_note(judgments: HumanJudgments) -> str:
     return f"{len(judgments):,} items, {rows:,} rating rows, {refs} references per item"
 
 
-def _run_flickr8k_expert(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
-    judgments = data.flickr8k_expert(data_dir)
+def _correlation_protocol(
+    name: str, judgments: HumanJudgments, scorer: Scorer, methods: Sequence[tuple[str, str]], note: str
+) -> Reproduction:
+    """Item-level correlations of every metric with ``judgments`` (one row per statistic)."""
     scores = scorer.items(judgments.candidates, judgments.references)
-    rows = _correlation_rows("flickr8k-expert", judgments, scores, [("tau-c", "kendall-c"), ("tau-b", "kendall-b")])
-    notes = [
-        _items_note(judgments),
+    rows = _correlation_rows(name, judgments, scores, methods)
+    return Reproduction(name, rows, [_items_note(judgments), note])
+
+
+def _run_flickr8k_expert(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
+    return _correlation_protocol(
+        "flickr8k-expert",
+        data.flickr8k_expert(data_dir),
+        scorer,
+        [("tau-c", "kendall-c"), ("tau-b", "kendall-b")],
         "candidates that are captions of their own image dropped; one row per expert rating",
-    ]
-    return Reproduction("flickr8k-expert", rows, notes)
+    )
 
 
 def _run_flickr8k_cf(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
-    judgments = data.flickr8k_cf(data_dir)
-    scores = scorer.items(judgments.candidates, judgments.references)
-    rows = _correlation_rows("flickr8k-cf", judgments, scores, [("tau-b", "kendall-b"), ("tau-c", "kendall-c")])
-    notes = [
-        _items_note(judgments),
+    return _correlation_protocol(
+        "flickr8k-cf",
+        data.flickr8k_cf(data_dir),
+        scorer,
+        [("tau-b", "kendall-b"), ("tau-c", "kendall-c")],
         "rating = fraction of 'yes'; references exclude every caption judged for the image",
-    ]
-    return Reproduction("flickr8k-cf", rows, notes)
+    )
 
 
 def _run_composite(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:
-    judgments = data.load_composite_protocol(data_dir)
-    scores = scorer.items(judgments.candidates, judgments.references)
-    rows = _correlation_rows("composite", judgments, scores, [("tau-c", "kendall-c")])
-    return Reproduction("composite", rows, [_items_note(judgments), "correctness ratings (1-5)"])
+    return _correlation_protocol(
+        "composite",
+        data.load_composite_protocol(data_dir),
+        scorer,
+        [("tau-c", "kendall-c")],
+        "correctness ratings (1-5)",
+    )
 
 
 def _run_thumb(data_dir: Path, scorer: Scorer, options: Options) -> Reproduction:

@@ -20,7 +20,7 @@ import numpy as np
 
 from capeval.meta_eval import datasets as loaders
 from capeval.meta_eval.correlation import FloatArray
-from capeval.meta_eval.datasets import HumanJudgments
+from capeval.meta_eval.datasets import HumanJudgments, VotedPairs
 from capeval.meta_eval.pairwise import PASCAL50S_CATEGORIES
 
 __all__ = [
@@ -134,7 +134,7 @@ def flickr8k_cf_files(annotations: PathLike, tokens_path: PathLike) -> HumanJudg
 
 
 @dataclass(frozen=True)
-class Pascal50S:
+class Pascal50S(VotedPairs):
     """PASCAL-50S pairs with their human votes and the image's reference pool.
 
     Attributes:
@@ -156,14 +156,6 @@ class Pascal50S:
     votes_b: FloatArray
     pools: tuple[tuple[str, ...], ...]
     vote_source: str
-
-    def __len__(self) -> int:
-        return len(self.image_ids)
-
-    @property
-    def preference(self) -> FloatArray:
-        """``votes_a - votes_b``."""
-        return self.votes_a - self.votes_b
 
     def draw(self, n: int, rng: np.random.Generator) -> tuple[tuple[str, ...], ...]:
         """``n`` references per pair drawn without replacement from its pool (see :func:`draw_references`)."""

@@ -18,7 +18,6 @@ Two groups, both computed on tokenized (lower-cased PTB) items of one corpus:
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -26,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from capeval.metrics.base import CorpusResult, FloatArray, Metric
+from capeval.metrics.base import FloatArray
+from capeval.metrics.learned._common import RegistryFeatures
 
 __all__ = [
     "FEATURES",
@@ -183,7 +183,7 @@ def text_features(
     return out
 
 
-class FeatureSetV2:
+class FeatureSetV2(RegistryFeatures):
     """The metrics behind ``nneval-v2``'s features (built lazily, default options).
 
     Args:
@@ -192,71 +192,38 @@ class FeatureSetV2:
     """
 
     def __init__(self, *, tokenizer: Any = "none", options: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.features = FEATURES
-        self.keys = tuple(dict.fromkeys(METRIC_SOURCES.values()))
-        self._tokenizer = tokenizer
-        self._options = dict(options or {})
-        self._metrics: dict[str, Metric] = {}
-
-    def metric(self, key: str) -> Metric:
-        """The feature metric with registry key ``key`` (built on first use)."""
-        if key not in self._metrics:
-            from capeval.registry import get_metric
-
-            self._metrics[key] = get_metric(key, tokenizer=self._tokenizer, **self._options.get(key, {}))
-        return self._metrics[key]
+        super().__init__(FEATURES, METRIC_SOURCES, tokenizer=tokenizer, options=options)
 
     def fingerprint(self) -> str:
         """Short hash of the feature metrics' configuration (values of their signature fields)."""
-        parts = [f"{k}:{[value for _, value in self.metric(k).signature_fields(None)]}" for k in self.keys]
-        parts.append("text:" + ",".join(TEXT_FEATURES))
-        return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:8]
+        return self._fingerprint(["text:" + ",".join(TEXT_FEATURES)])
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
         """Each feature metric's corpus-level reference data, and the IDF features' frequencies."""
-        out: dict[str, Any] = {k: self.metric(k).prepare(references) for k in self.keys}
+        out = self._metric_prepare(references)
         out[TEXT_KEY] = document_frequencies(references)
         return out
 
-    def metric_columns(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Mapping[str, Any] | None = None,
-        *,
-        results: Mapping[str, CorpusResult] | None = None,
-    ) -> FloatArray:
+    def metric_columns(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
         """``(n, len(METRIC_FEATURES))`` metric outputs of tokenized items."""
-        from capeval.metrics.learned.nneval import _reusable
+        return self._metric_matrix(self._metric_outputs(candidates, references, None, None), len(candidates))
 
-        columns: dict[str, FloatArray] = {}
-        for key in self.keys:
-            metric = self.metric(key)
-            reused = _reusable(results, key, metric, references, len(candidates))
-            if reused is not None:
-                table = reused.item_table
-            else:
-                data = prepared[key] if prepared is not None else metric.prepare(references)
-                stats = np.asarray(metric.item_stats(candidates, references, data), dtype=np.float64)
-                table = metric.item_outputs(stats.reshape(len(candidates), -1))
-            for name, source in METRIC_SOURCES.items():
-                if source == key:
-                    columns[name] = np.asarray(table[name], dtype=np.float64)
-        if not candidates:
+    @staticmethod
+    def _metric_matrix(columns: Mapping[str, FloatArray], n: int) -> FloatArray:
+        if not n:
             return np.zeros((0, len(METRIC_FEATURES)))
         # A SPICE category without tuples on either side has no F (NaN): count it as 0.
         return np.nan_to_num(np.column_stack([columns[f] for f in METRIC_FEATURES]), nan=0.0)
 
-    def compute(
+    def _matrix(
         self,
+        columns: Mapping[str, FloatArray],
         candidates: Sequence[str],
         references: Sequence[Sequence[str]],
-        prepared: Mapping[str, Any] | None = None,
-        *,
-        results: Mapping[str, CorpusResult] | None = None,
+        prepared: Mapping[str, Any] | None,
     ) -> FloatArray:
-        """``(n, len(FEATURES))`` feature matrix of tokenized items."""
-        metric = self.metric_columns(candidates, references, prepared, results=results)
+        """Metric columns (NaN as 0), then :func:`text_features`."""
+        metric = self._metric_matrix(columns, len(candidates))
         wmd = self.metric("wmd")
         frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
         text = text_features(candidates, references, getattr(wmd, "embeddings", None), frequencies)

@@ -30,9 +30,6 @@ Statistics row per item: ``[item_score, 1]``.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +38,15 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics.base import CorpusResult, FloatArray, MeanMetric, Metric
+from capeval.metrics.learned._common import (
+    RegistryFeatures,
+    checked_features,
+    load_model_npz,
+    model_digest,
+    model_signature_fields,
+    save_model_npz,
+    warn_feature_config,
+)
 from capeval.metrics.learned.network import Params, predict_proba
 from capeval.tokenizers.base import Tokenizer
 
@@ -53,7 +59,6 @@ __all__ = [
     "load_model",
 ]
 
-log = logging.getLogger("capeval")
 
 #: NNEval's features (Sharif et al. 2018, Section 3.1), as capeval output names.
 FEATURES: tuple[str, ...] = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "cider-d", "spice", "wmd")
@@ -74,7 +79,7 @@ DEFAULT_MODEL = "nneval-default.npz"
 HUMAN_CLASS = 1
 
 
-class FeatureSet:
+class FeatureSet(RegistryFeatures):
     """The metrics behind NNEval's features, built lazily with default options.
 
     Args:
@@ -96,19 +101,7 @@ class FeatureSet:
         unknown = [f for f in features if f not in FEATURE_SOURCES]
         if unknown:
             raise ValueError(f"unknown NNEval feature {unknown[0]!r}; choose from {', '.join(FEATURE_SOURCES)}")
-        self.features = tuple(features)
-        self.keys = tuple(dict.fromkeys(FEATURE_SOURCES[f] for f in self.features))
-        self._tokenizer = tokenizer
-        self._options = dict(options or {})
-        self._metrics: dict[str, Metric] = {}
-
-    def metric(self, key: str) -> Metric:
-        """The feature metric with registry key ``key`` (built on first use)."""
-        if key not in self._metrics:
-            from capeval.registry import get_metric
-
-            self._metrics[key] = get_metric(key, tokenizer=self._tokenizer, **self._options.get(key, {}))
-        return self._metrics[key]
+        super().__init__(features, FEATURE_SOURCES, tokenizer=tokenizer, options=options)
 
     def fingerprint(self) -> str:
         """Short hash of every feature metric's configuration (the values of its signature fields).
@@ -116,61 +109,11 @@ class FeatureSet:
         Field values only, so renaming a signature label does not change it; any change of a
         value (a parser version, an option) does.
         """
-        parts = [f"{k}:{[value for _, value in self.metric(k).signature_fields(None)]}" for k in self.keys]
-        return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:8]
+        return self._fingerprint()
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
         """Each feature metric's corpus-level reference data."""
-        return {k: self.metric(k).prepare(references) for k in self.keys}
-
-    def compute(
-        self,
-        candidates: Sequence[str],
-        references: Sequence[Sequence[str]],
-        prepared: Mapping[str, Any] | None = None,
-        *,
-        results: Mapping[str, CorpusResult] | None = None,
-    ) -> FloatArray:
-        """``(n, n_features)`` feature matrix of tokenized items.
-
-        Args:
-            candidates: Tokenized candidates.
-            references: Tokenized references.
-            prepared: From :meth:`prepare` on the whole corpus (computed here if omitted).
-            results: Results already computed on the same items (registry key -> result);
-                used when they come from an identically configured metric.
-        """
-        columns: dict[str, FloatArray] = {}
-        for key in self.keys:
-            metric = self.metric(key)
-            reused = _reusable(results, key, metric, references, len(candidates))
-            if reused is not None:
-                table = reused.item_table
-            else:
-                data = prepared[key] if prepared is not None else metric.prepare(references)
-                stats = np.asarray(metric.item_stats(candidates, references, data), dtype=np.float64)
-                table = metric.item_outputs(stats.reshape(len(candidates), -1))
-            for name in self.features:
-                if FEATURE_SOURCES[name] == key:
-                    columns[name] = np.asarray(table[name], dtype=np.float64)
-        return np.column_stack([columns[f] for f in self.features]) if candidates else np.zeros((0, len(self.features)))
-
-
-def _reusable(
-    results: Mapping[str, CorpusResult] | None,
-    key: str,
-    metric: Metric,
-    references: Sequence[Sequence[str]],
-    n_items: int,
-) -> CorpusResult | None:
-    """A given result for ``key`` if it has the expected size and the same signature."""
-    if not results or key not in results:
-        return None
-    result = results[key]
-    if result.n_items != n_items:
-        return None
-    expected = metric.signature(None, references)
-    return result if result.signature.fields == expected.fields else None
+        return self._metric_prepare(references)
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,10 +137,7 @@ class NNEvalModel:
     @property
     def digest(self) -> str:
         """First 12 hex digits of the SHA-256 of features, ranges and parameters."""
-        h = hashlib.sha256("|".join(self.features).encode("utf-8"))
-        for array in (self.lower, self.upper, *self.params):
-            h.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
-        return h.hexdigest()[:12]
+        return model_digest(self.features, (self.lower, self.upper, *self.params))
 
     @property
     def seed(self) -> int:
@@ -216,26 +156,12 @@ class NNEvalModel:
         Raises:
             ValueError: on a wrong number of columns or a non-finite feature (naming the row).
         """
-        x = np.asarray(features, dtype=np.float64)
-        if x.ndim != 2 or x.shape[1] != len(self.features):
-            raise ValueError(f"expected features of shape (n, {len(self.features)}), got {x.shape}")
-        bad = np.flatnonzero(~np.isfinite(x).all(axis=1))
-        if bad.size:
-            row = int(bad[0])
-            col = self.features[int(np.flatnonzero(~np.isfinite(x[row]))[0])]
-            raise ValueError(f"item {row}: feature {col!r} is not finite ({x[row].tolist()})")
+        x = checked_features(features, self.features, show_row=True)
         return predict_proba(self.params, self.normalise(x))[:, HUMAN_CLASS]
 
     def save(self, path: str | Path) -> None:
         """Write the model to a compressed ``.npz`` (arrays plus JSON provenance)."""
-        arrays: dict[str, Any] = {f"param{k}": p for k, p in enumerate(self.params)}
-        arrays.update(
-            features=np.array(self.features),
-            lower=self.lower,
-            upper=self.upper,
-            meta=np.array(json.dumps(dict(self.meta), sort_keys=True)),
-        )
-        np.savez_compressed(path, **arrays)
+        save_model_npz(path, self.features, self.params, self.meta, {"lower": self.lower, "upper": self.upper})
 
     @classmethod
     def load(cls, path: str | Path) -> NNEvalModel:
@@ -244,19 +170,8 @@ class NNEvalModel:
         Raises:
             ValueError: if the file is missing or malformed.
         """
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                n_params = sum(1 for k in data.files if k.startswith("param"))
-                params = [np.asarray(data[f"param{k}"], dtype=np.float64) for k in range(n_params)]
-                model = cls(
-                    features=tuple(str(f) for f in data["features"]),
-                    lower=np.asarray(data["lower"], dtype=np.float64),
-                    upper=np.asarray(data["upper"], dtype=np.float64),
-                    params=params,
-                    meta=json.loads(str(data["meta"])),
-                )
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not an NNEval model ({exc})") from exc
+        features, arrays, params, meta = load_model_npz(path, ("lower", "upper"), "an NNEval model")
+        model = cls(features=features, lower=arrays["lower"], upper=arrays["upper"], params=params, meta=meta)
         if not params or params[0].shape[0] != len(model.features) or params[-1].shape != (2,):
             raise ValueError(f"{path}: network shape does not match {len(model.features)} features and 2 classes")
         return model
@@ -343,20 +258,11 @@ class NNEval(MeanMetric):
         self._checked = True
         trained = self.model.meta.get("data", {}).get("feature_config")
         current = self.feature_set.fingerprint()
-        if trained and trained != current:
-            log.warning(
-                "NNEval model %s was trained with feature configuration %s, the feature metrics here are %s "
-                "(a feature metric changed); scores may differ from the model card's",
-                self.model.digest,
-                trained,
-                current,
-            )
+        warn_feature_config("NNEval", self.model.digest, trained, current, " (a feature metric changed)")
 
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """Model id (name and parameter digest), training seed and feature configuration."""
-        name = str(self.model.meta.get("name", "nneval"))
-        return (
-            ("model", f"{name}-{self.model.digest}"),
-            ("seed", str(self.model.seed)),
-            ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
+        m = self.model
+        return model_signature_fields(
+            m.meta, "nneval", m.digest, m.seed, len(m.features), self.feature_set.fingerprint()
         )

@@ -14,9 +14,6 @@ Statistics row per item: ``[item_score, 1]``.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +22,18 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics.base import FloatArray, MeanMetric
+from capeval.metrics.learned._common import (
+    checked_features,
+    load_model_npz,
+    model_digest,
+    model_signature_fields,
+    save_model_npz,
+    warn_feature_config,
+)
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["DEFAULT_MODEL_V2", "NNEvalV2", "ScorerModel", "load_model_v2"]
 
-log = logging.getLogger("capeval")
 
 #: File name of the shipped model inside ``capeval/data/learned``.
 DEFAULT_MODEL_V2 = "nneval-v2.npz"
@@ -58,10 +62,7 @@ class ScorerModel:
     @property
     def digest(self) -> str:
         """First 12 hex digits of the SHA-256 of features, standardisation and parameters."""
-        h = hashlib.sha256("|".join(self.features).encode("utf-8"))
-        for array in (self.mean, self.scale, *self.params):
-            h.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
-        return h.hexdigest()[:12]
+        return model_digest(self.features, (self.mean, self.scale, *self.params))
 
     @property
     def seed(self) -> int:
@@ -69,14 +70,7 @@ class ScorerModel:
 
     def logits(self, features: FloatArray) -> FloatArray:
         """Raw output of each row of raw features (checked: shape and finiteness)."""
-        x = np.asarray(features, dtype=np.float64)
-        if x.ndim != 2 or x.shape[1] != len(self.features):
-            raise ValueError(f"expected features of shape (n, {len(self.features)}), got {x.shape}")
-        bad = np.flatnonzero(~np.isfinite(x).all(axis=1))
-        if bad.size:
-            row = int(bad[0])
-            col = self.features[int(np.flatnonzero(~np.isfinite(x[row]))[0])]
-            raise ValueError(f"item {row}: feature {col!r} is not finite")
+        x = checked_features(features, self.features)
         return forward(self.params, (x - self.mean) / self.scale)
 
     def predict(self, features: FloatArray) -> FloatArray:
@@ -85,14 +79,7 @@ class ScorerModel:
 
     def save(self, path: str | Path) -> None:
         """Write the model to a compressed ``.npz`` (arrays plus JSON provenance)."""
-        arrays: dict[str, Any] = {f"param{k}": p for k, p in enumerate(self.params)}
-        arrays.update(
-            features=np.array(self.features),
-            mean=self.mean,
-            scale=self.scale,
-            meta=np.array(json.dumps(dict(self.meta), sort_keys=True)),
-        )
-        np.savez_compressed(path, **arrays)
+        save_model_npz(path, self.features, self.params, self.meta, {"mean": self.mean, "scale": self.scale})
 
     @classmethod
     def load(cls, path: str | Path) -> ScorerModel:
@@ -101,18 +88,8 @@ class ScorerModel:
         Raises:
             ValueError: if the file is missing or malformed.
         """
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                params = [np.asarray(data[f"param{k}"], dtype=np.float64) for k in range(4)]
-                model = cls(
-                    features=tuple(str(f) for f in data["features"]),
-                    mean=np.asarray(data["mean"], dtype=np.float64),
-                    scale=np.asarray(data["scale"], dtype=np.float64),
-                    params=params,
-                    meta=json.loads(str(data["meta"])),
-                )
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not an nneval-v2 model ({exc})") from exc
+        features, arrays, params, meta = load_model_npz(path, ("mean", "scale"), "an nneval-v2 model", n_params=4)
+        model = cls(features=features, mean=arrays["mean"], scale=arrays["scale"], params=params, meta=meta)
         d = len(model.features)
         w1, b1, w2, _ = params
         if w1.shape[0] != d or b1.shape != (w1.shape[1],) or w2.shape != (w1.shape[1] + d,):
@@ -187,21 +164,11 @@ class NNEvalV2(MeanMetric):
             return
         self._checked = True
         trained = self.model.meta.get("feature_config")
-        current = self.feature_set.fingerprint()
-        if trained and trained != current:
-            log.warning(
-                "nneval-v2 model %s was trained with feature configuration %s, the feature metrics here are %s; "
-                "scores may differ from the model card's",
-                self.model.digest,
-                trained,
-                current,
-            )
+        warn_feature_config("nneval-v2", self.model.digest, trained, self.feature_set.fingerprint())
 
     def signature_fields(self, prepared: Any) -> tuple[tuple[str, str], ...]:
         """Model id (name and parameter digest), training seed and feature configuration."""
-        name = str(self.model.meta.get("name", "nneval-v2"))
-        return (
-            ("model", f"{name}-{self.model.digest}"),
-            ("seed", str(self.model.seed)),
-            ("feat", f"{len(self.model.features)}-{self.feature_set.fingerprint()}"),
+        m = self.model
+        return model_signature_fields(
+            m.meta, "nneval-v2", m.digest, m.seed, len(m.features), self.feature_set.fingerprint()
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from capeval.compat._checks import items_of
+from capeval.compat._checks import mean_and_item_scores
 from capeval.metrics.base import FloatArray
 from capeval.metrics.cider import CIDErD
 
@@ -35,9 +35,7 @@ class Cider:
         self, gts: Mapping[Hashable, list[str]], res: Mapping[Hashable, list[str]]
     ) -> tuple[np.float64, FloatArray]:
         """Mean and per-image CIDEr-D."""
-        _, candidates, references = items_of(gts, res, "Cider")
-        scores = self._metric.score_tokenized(candidates=candidates, references=references).item_scores
-        return np.float64(np.mean(scores)), np.array(scores)
+        return mean_and_item_scores(self._metric, gts, res, "Cider")
 
     def method(self) -> str:
         """``"CIDEr"``."""

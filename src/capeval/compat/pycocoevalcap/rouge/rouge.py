@@ -6,7 +6,7 @@ from collections.abc import Hashable, Mapping
 
 import numpy as np
 
-from capeval.compat._checks import CompatInputError, items_of
+from capeval.compat._checks import CompatInputError, mean_and_item_scores
 from capeval.metrics.base import FloatArray
 from capeval.metrics.rouge import ROUGE_BETA, ROUGEL
 
@@ -36,9 +36,7 @@ class Rouge:
         self, gts: Mapping[Hashable, list[str]], res: Mapping[Hashable, list[str]]
     ) -> tuple[np.float64, FloatArray]:
         """Mean and per-image ROUGE-L."""
-        _, candidates, references = items_of(gts, res, "Rouge")
-        scores = self._metric.score_tokenized(candidates=candidates, references=references).item_scores
-        return np.float64(np.mean(scores)), np.array(scores)
+        return mean_and_item_scores(self._metric, gts, res, "Rouge")
 
     def method(self) -> str:
         """``"Rouge"``."""
