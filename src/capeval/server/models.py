@@ -26,6 +26,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
@@ -215,6 +216,10 @@ class Submission(Base):
     method_description: Mapped[str] = mapped_column(Text, default="")
     is_public: Mapped[bool] = mapped_column(Boolean, default=True)
     is_baseline: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The team chose this entry to represent it on the leaderboard (at most one per team and phase).
+    is_representative: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Set when the team withdrew the entry: it leaves the leaderboard but still counts against the quota.
+    withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     phase: Mapped[Phase] = relationship()

@@ -12,6 +12,7 @@ __all__ = [
     "BaselineResult",
     "ChallengeSummary",
     "DryRunResult",
+    "EntryResult",
     "FailedJob",
     "Health",
     "HostActionResult",
@@ -21,6 +22,7 @@ __all__ = [
     "RerunResult",
     "TokenRequest",
     "TokenResponse",
+    "WithdrawRequest",
 ]
 
 
@@ -79,6 +81,10 @@ class PhaseSummary(BaseModel):
     max_in_flight: int | None
     scores_visible: str
     allow_dry_run: bool
+    #: The image ids a results file for this phase must cover (JSON; ``?format=txt``: one per line).
+    image_ids_url: str | None = None
+    #: A results file skeleton with every expected image id and an empty caption.
+    template_url: str | None = None
 
 
 class ChallengeSummary(BaseModel):
@@ -102,6 +108,19 @@ class DryRunResult(BaseModel):
     dry_run: bool
     n_images: int
     detail: str
+
+
+class WithdrawRequest(_Strict):
+    """``POST /api/v1/submissions/{id}/withdraw``: withdrawing cannot be undone, so it must be confirmed."""
+
+    confirm: bool = False
+
+
+class EntryResult(BaseModel):
+    submission_id: int
+    status: str
+    representative: bool
+    withdrawn: bool
 
 
 class HostActionResult(BaseModel):

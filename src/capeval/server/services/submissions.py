@@ -20,12 +20,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from capeval.server.db import Database
-from capeval.server.domain.errors import Conflict, Forbidden, InvalidInput, LimitReached, NotFound, TooLarge
+from capeval.server.domain.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LimitReached,
+    NotFound,
+    TooLarge,
+    UnprocessableResults,
+)
 from capeval.server.domain.states import FREE_STATES, IN_FLIGHT_STATES, JobState, SubmissionState
 from capeval.server.domain.visibility import Access, access
 from capeval.server.models import Job, Phase, Result, Submission, Team, User, utcnow
 from capeval.server.services.audit import audit
-from capeval.server.services.challenges import get_challenge, get_phase
+from capeval.server.services.challenges import get_challenge, get_phase, ids_url, template_url
 from capeval.server.services.context import ServerContext
 from capeval.server.services.intake import parse_upload, validate_results
 
@@ -41,8 +49,10 @@ __all__ = [
     "quota_usage",
     "rerun_submission",
     "set_baseline",
+    "set_representative",
     "submission_view",
     "team_quota",
+    "withdraw_submission",
 ]
 
 METHOD_NAME_MAX = 200
@@ -263,9 +273,18 @@ def accept_upload(
         max_members=settings.max_zip_members,
         max_unzipped=settings.max_unzipped_bytes,
     )
-    captions = validate_results(
-        parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=parsed.member or "results"
-    )
+    try:
+        captions = validate_results(
+            parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=parsed.member or "results"
+        )
+    except UnprocessableResults as exc:
+        if exc.code == "missing_images":
+            raise UnprocessableResults(
+                exc.code,
+                f"{exc.message}; the {len(expected)} image ids this phase expects are listed at "
+                f"{ids_url(slug, phase_name)} (a results template: {template_url(slug, phase_name)})",
+            ) from exc
+        raise
     if dry_run:
         return {"valid": True, "dry_run": True, "n_images": len(captions), "detail": "file is valid; not scored"}
     submission_id = create_submission(
@@ -327,6 +346,8 @@ def submission_view(session: Session, submission: Submission, acc: Access) -> di
         "method_description": submission.method_description,
         "public": submission.is_public,
         "baseline": submission.is_baseline,
+        "representative": submission.is_representative,
+        "withdrawn_at": submission.withdrawn_at.isoformat() if submission.withdrawn_at else None,
         "status": str(submission.status),
         "error": submission.error or None,
         "attempts": jobs[0].attempts if jobs else 0,
@@ -472,3 +493,65 @@ def set_baseline(db: Database, actor: User, submission_id: int, flag: bool) -> N
         submission = _host_submission(session, actor, submission_id)
         submission.is_baseline = flag
         audit(session, actor, "set_baseline" if flag else "unset_baseline", f"submission:{submission_id}")
+
+
+# --- a team's own entries --------------------------------------------------------------
+
+
+def _own_submission(session: Session, actor: User, submission_id: int) -> Submission:
+    """A submission of the actor's team (hosts act on their own team's entries here too)."""
+    submission = session.get(Submission, submission_id) if 0 < submission_id < 2**63 else None
+    if submission is None or actor.team_id is None or submission.team_id != actor.team_id:
+        raise NotFound("no_submission", f"no submission {submission_id} of your team")
+    return submission
+
+
+def set_representative(db: Database, actor: User, submission_id: int, flag: bool = True) -> None:
+    """Choose (or un-choose) the entry that represents the team on the leaderboard; at most one
+    per team and phase, so choosing one releases the team's previous choice in that phase."""
+    with db.write() as session:
+        submission = _own_submission(session, actor, submission_id)
+        if flag:
+            if submission.withdrawn_at is not None:
+                raise Conflict("withdrawn", f"submission {submission_id} was withdrawn")
+            if submission.status != SubmissionState.FINISHED:
+                raise Conflict("not_finished", f"submission {submission_id} is {submission.status}, not finished")
+            others = select(Submission).where(
+                Submission.team_id == submission.team_id,
+                Submission.phase_id == submission.phase_id,
+                Submission.is_representative.is_(True),
+            )
+            for other in session.scalars(others):
+                other.is_representative = False
+        submission.is_representative = flag
+        action = "choose_representative" if flag else "unchoose_representative"
+        audit(session, actor, action, f"submission:{submission_id}")
+
+
+def withdraw_submission(db: Database, actor: User, submission_id: int, *, confirm: bool) -> str:
+    """Withdraw one of the team's entries: it leaves the leaderboard for good. A finished entry
+    still counts against the quota (its scores were seen); an unfinished one is cancelled and
+    stops counting. Returns the entry's status afterwards.
+
+    Raises:
+        InvalidInput: without ``confirm``.
+        Conflict: already withdrawn.
+    """
+    if not confirm:
+        raise InvalidInput("confirm_required", "withdrawing cannot be undone; send confirm=true to go ahead")
+    with db.write() as session:
+        submission = _own_submission(session, actor, submission_id)
+        if submission.withdrawn_at is not None:
+            raise Conflict("withdrawn", f"submission {submission_id} was already withdrawn")
+        now = utcnow()
+        submission.withdrawn_at = now
+        submission.is_representative = False
+        if submission.status in IN_FLIGHT_STATES:
+            submission.status = SubmissionState.CANCELLED
+            submission.finished_at = now
+            for job in session.scalars(select(Job).where(Job.submission_id == submission_id)):
+                if job.status in IN_FLIGHT_STATES:
+                    job.status = JobState.CANCELLED
+                    job.finished_at = now
+        audit(session, actor, "withdraw", f"submission:{submission_id}", f"status:{submission.status}")
+        return str(submission.status)

@@ -25,8 +25,10 @@ from capeval.server.services.submissions import (
     get_submission,
     list_submissions,
     parse_flag,
+    set_representative,
     submission_view,
     team_quota,
+    withdraw_submission,
 )
 from capeval.server.web.templating import render
 
@@ -110,7 +112,9 @@ def submission_page(
     with ctx.db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         view = submission_view(session, row, acc)
-    return render(request, "submission.html", s=view, user=user)
+        own = user.team_id is not None and row.team_id == user.team_id
+    done = request.query_params.get("done", "")
+    return render(request, "submission.html", s=view, user=user, own=own, done=done)
 
 
 @router.get("/submissions/{submission_id}/images/{split}")
@@ -124,3 +128,37 @@ def images_page(
     if user is None:
         return RedirectResponse("/login", status_code=303)
     return render(request, "images.html", d=drilldown(ctx.db, user, submission_id, split), user=user)
+
+
+@router.post("/submissions/{submission_id}/representative")
+async def representative_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    """Choose (or release, ``value=false``) the entry that represents the team."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    flag = parse_flag("value", form_text(form, "value"), default=True)
+    await run_in_threadpool(set_representative, ctx.db, user, submission_id, flag)
+    return RedirectResponse(f"/submissions/{submission_id}?done=representative", status_code=303)
+
+
+@router.get("/submissions/{submission_id}/withdraw")
+def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    """Ask for confirmation before withdrawing (it cannot be undone)."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    with ctx.db.read() as session:
+        row, acc = get_submission(session, submission_id, user)
+        view = submission_view(session, row, acc)
+    return render(request, "withdraw.html", s=view, user=user)
+
+
+@router.post("/submissions/{submission_id}/withdraw")
+async def withdraw_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    confirm = parse_flag("confirm", form_text(form, "confirm"), default=False)
+    await run_in_threadpool(withdraw_submission, ctx.db, user, submission_id, confirm=confirm)
+    return RedirectResponse(f"/submissions/{submission_id}?done=withdrawn", status_code=303)

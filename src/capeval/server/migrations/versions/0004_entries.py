@@ -1,0 +1,28 @@
+"""a team's representative entry; withdrawn entries
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-11-24
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0004"
+down_revision = "0003"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("submission") as batch:
+        batch.add_column(sa.Column("is_representative", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch.add_column(sa.Column("withdrawn_at", sa.DateTime(timezone=True), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("submission") as batch:
+        batch.drop_column("withdrawn_at")
+        batch.drop_column("is_representative")
