@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -421,8 +422,11 @@ def _drilldown_data(
         }
         for index, image_id in enumerate(items["ids"])
     ]
-    ordered = sorted(images, key=lambda im: im["scores"].get(key, 0.0)) if key else images
-    values = [im["scores"][key] for im in images] if key else []
+    # Images whose score is missing or NaN (e.g. SPICE parts on an empty graph) are left out of the
+    # extremes and the histogram rather than scrambling the order.
+    scored = [im for im in images if key and _finite(im["scores"].get(key))]
+    ordered = sorted(scored, key=lambda im: im["scores"][key]) if key else images
+    values = [im["scores"][key] for im in scored] if key else []
     return {
         "submission_id": submission_id,
         "split": split_name,
@@ -433,6 +437,10 @@ def _drilldown_data(
         "histogram": _histogram(values),
         "images": images,
     }
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def _histogram(values: list[float]) -> list[dict[str, float]]:
