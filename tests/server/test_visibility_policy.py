@@ -53,7 +53,14 @@ def test_every_route_follows_the_policy(tmp_path, label, mode, ended):
         scores = json.loads(result.scores_json)
     needles = [repr(scores["cider-d"]), f"{scores['cider-d']:.6f}"]
     viewers = {"anonymous": None, "owner": owner, "other": other, "host": host}
-    values = {"slug": "coco-demo", "phase": "val", "submission_id": str(sid), "split": "val", "action": "baseline"}
+    values = {
+        "slug": "coco-demo",
+        "phase": "val",
+        "submission_id": str(sid),
+        "split": "val",
+        "action": "baseline",
+        "token_id": "1",
+    }
     routes = [r for r in all_routes(server.app) if not isinstance(r, Mount)]
     checked = 0
     for viewer, token in viewers.items():

@@ -43,6 +43,7 @@ __all__ = [
     "Phase",
     "PhaseSplit",
     "Result",
+    "SiteSetting",
     "Split",
     "Submission",
     "Team",
@@ -220,6 +221,8 @@ class Submission(Base):
     is_representative: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: Set when the team withdrew the entry: it leaves the leaderboard but still counts against the quota.
     withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    #: Set when a host hid the entry: it leaves the public leaderboard until restored.
+    hidden_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     phase: Mapped[Phase] = relationship()
@@ -302,3 +305,11 @@ class Comparison(Base):
     values_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     requested_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     computed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class SiteSetting(Base):
+    """A server-wide setting the hosts change at run time (registration mode, invite code, team size)."""
+
+    __tablename__ = "site_setting"
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

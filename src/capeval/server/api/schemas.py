@@ -17,9 +17,12 @@ __all__ = [
     "Health",
     "HostActionResult",
     "Me",
+    "PhaseEdit",
     "RegisterRequest",
     "RegisterResponse",
+    "RegistrationEdit",
     "RerunResult",
+    "SplitEdit",
     "TokenRequest",
     "TokenResponse",
     "WithdrawRequest",
@@ -37,6 +40,7 @@ class RegisterRequest(_Strict):
     password: str = Field(max_length=1024)
     team: str | None = Field(default=None, max_length=200)
     team_code: str | None = Field(default=None, max_length=100)
+    invite_code: str | None = Field(default=None, max_length=100)
 
 
 class RegisterResponse(BaseModel):
@@ -121,6 +125,34 @@ class EntryResult(BaseModel):
     status: str
     representative: bool
     withdrawn: bool
+
+
+class PhaseEdit(_Strict):
+    """``PATCH /api/v1/challenges/{slug}/phases/{phase}``: only the fields sent change."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    starts_at: str | None = Field(default=None, max_length=64)
+    ends_at: str | None = Field(default=None, max_length=64)
+    max_per_day: int | None = None
+    max_total: int | None = None
+    max_in_flight: int | None = None
+    scores_visible: str | None = Field(default=None, max_length=16)
+    allow_dry_run: bool | None = None
+
+
+class SplitEdit(_Strict):
+    """``PATCH /api/v1/challenges/{slug}/splits/{split}``."""
+
+    visibility: str = Field(max_length=16)
+
+
+class RegistrationEdit(_Strict):
+    """``PUT /api/v1/registration``: ``mode`` open / invite / closed, ``team_size`` (``null``: no limit)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    mode: str | None = Field(default=None, max_length=16)
+    team_size: int | None = None
+    new_invite_code: bool = False
 
 
 class HostActionResult(BaseModel):

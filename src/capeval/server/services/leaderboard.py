@@ -203,6 +203,7 @@ def build_leaderboard(
             Submission.phase_id.in_(list(phases)),
             Submission.status == SubmissionState.FINISHED,
             Submission.withdrawn_at.is_(None),
+            *(() if user is not None and user.is_host else (Submission.hidden_at.is_(None),)),
         )
         .options(selectinload(Submission.team))
         .order_by(Submission.id)

@@ -467,9 +467,20 @@ def _host_submission(session: Session, actor: User, submission_id: int) -> Submi
 
 
 def cancel_submission(db: Database, actor: User, submission_id: int) -> None:
-    """Host action: cancel a submission and its pending jobs (it stops counting against the quota)."""
+    """Host action: cancel an unfinished (queued or running) submission and its pending jobs (it stops
+    counting against the quota). Finished entries are hidden, not cancelled.
+
+    Raises:
+        Conflict: the submission is not queued or running.
+    """
     with db.write() as session:
         submission = _host_submission(session, actor, submission_id)
+        if submission.status not in IN_FLIGHT_STATES:
+            raise Conflict(
+                "not_cancellable",
+                f"submission {submission_id} is {submission.status}; only queued or running ones can be "
+                "cancelled (hide a finished entry instead)",
+            )
         submission.status = SubmissionState.CANCELLED
         submission.finished_at = utcnow()
         for job in session.scalars(select(Job).where(Job.submission_id == submission_id)):

@@ -1,4 +1,4 @@
-"""a team's representative entry; withdrawn entries
+"""a team's representative entry; withdrawn and hidden entries; site settings (registration)
 
 Revision ID: 0004
 Revises: 0003
@@ -20,9 +20,18 @@ def upgrade() -> None:
     with op.batch_alter_table("submission") as batch:
         batch.add_column(sa.Column("is_representative", sa.Boolean(), nullable=False, server_default=sa.false()))
         batch.add_column(sa.Column("withdrawn_at", sa.DateTime(timezone=True), nullable=True))
+        batch.add_column(sa.Column("hidden_at", sa.DateTime(timezone=True), nullable=True))
+    op.create_table(
+        "site_setting",
+        sa.Column("key", sa.String(length=80), nullable=False),
+        sa.Column("value", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("key"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("site_setting")
     with op.batch_alter_table("submission") as batch:
+        batch.drop_column("hidden_at")
         batch.drop_column("withdrawn_at")
         batch.drop_column("is_representative")
