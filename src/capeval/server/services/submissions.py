@@ -349,6 +349,7 @@ def submission_view(session: Session, submission: Submission, acc: Access) -> di
         "baseline": submission.is_baseline,
         "representative": submission.is_representative,
         "withdrawn_at": submission.withdrawn_at.isoformat() if submission.withdrawn_at else None,
+        "hidden_at": submission.hidden_at.isoformat() if submission.hidden_at else None,
         "status": str(submission.status),
         "error": submission.error or None,
         "attempts": jobs[0].attempts if jobs else 0,
