@@ -158,3 +158,23 @@ def test_withdraw_unfinished_entry_cancels_its_job(server):
     server.run_jobs()
     view = server.client.get(f"/api/v1/submissions/{sid}", headers=_auth(alice)).json()
     assert view["status"] == "cancelled" and view["results"] == {} and view["withdrawn_at"]
+
+
+def test_upload_form_keeps_its_state_and_the_quota_after_an_error(server):
+    from .support import csrf_token
+
+    server.register("mallory")
+    login = {"username": "mallory", "password": "password-123", "csrf_token": csrf_token(server.client)}
+    assert server.client.post("/login", data=login, follow_redirects=False).status_code == 303
+    token = csrf_token(server.client, "/c/coco-demo/submit")
+    form = {"phase": "test", "method_name": "my method", "method_description": "two\nlines", "csrf_token": token}
+    short = json.dumps(results_for(split_ids()[1])[:2]).encode()
+    r = server.client.post("/c/coco-demo/submit", data=form, files={"file": ("r.json", short, "application/json")})
+    assert r.status_code == 422 and "/phases/test/image_ids" in r.text
+    assert (
+        '<option value="test" selected>' in r.text
+        and 'value="my method"' in r.text
+        and ">two\nlines</textarea>" in r.text
+    )
+    assert "Your team's usage" in r.text
+    assert 'id="public" checked' not in r.text  # unticked in the form that failed stays unticked

@@ -48,7 +48,7 @@ def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Respo
         return RedirectResponse("/login", status_code=303)
     summary = _summary(ctx, slug)
     quota = team_quota(ctx.db, user, slug)
-    return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None)
+    return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None, state={})
 
 
 @router.post("/c/{slug}/submit")
@@ -57,13 +57,32 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
         return RedirectResponse("/login", status_code=303)
     summary = await run_in_threadpool(_summary, ctx, slug)
 
+    state: dict[str, object] = {}
+
     def page(status: int, error: str | None = None, result: dict | None = None) -> Response:
+        # The form keeps what was typed and the quota stays in view after an error or a dry run.
+        quota = team_quota(ctx.db, user, slug)
         return render(
-            request, "submit.html", status=status, challenge=summary, quota={}, user=user, result=result, error=error
+            request,
+            "submit.html",
+            status=status,
+            challenge=summary,
+            quota=quota,
+            user=user,
+            result=result,
+            error=error,
+            state=state,
         )
 
     try:
         form = await read_form(request, max_files=1)
+        state = {
+            "phase": form_text(form, "phase", limit=200),
+            "method_name": form_text(form, "method_name", limit=1000),
+            "method_description": form_text(form, "method_description", limit=10_000),
+            "public": parse_flag("public", form_text(form, "public"), default=False),
+            "dry_run": parse_flag("dry_run", form_text(form, "dry_run"), default=False),
+        }
         verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
         part = form.get("file")
         if not isinstance(part, UploadFile) or not part.filename:
