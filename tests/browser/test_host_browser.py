@@ -1,7 +1,7 @@
 """Real browser (Debian chromium + Playwright): a host runs the challenge from the host panel.
 
 Edit a phase limit and see it enforced on a participant's upload, hide an entry, revoke a
-participant's API token, close registration. Screenshots go to ``artifacts/``.
+participant's API token, close registration, download a participant's file. Screenshots go to ``artifacts/``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_host_flow(tmp_path):
     try:
         with LiveServer(server.app) as live, sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport=VIEWPORT)
+            context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
             page = context.new_page()
             page.set_default_timeout(30_000)
             page.goto(f"{live.url}/login")
@@ -88,8 +88,17 @@ def test_host_flow(tmp_path):
             visitor.click("#register-submit")
             assert "registration is closed" in visitor.content()
             _shot(visitor, "4-visitor-refused")
+            # Download the participant's uploaded file from its submission page.
+            page.goto(f"{live.url}/submissions/{first}")
+            with page.expect_download() as info:
+                page.click("#download-file")
+            saved = tmp_path / "downloaded.json"
+            info.value.save_as(saved)
+            assert json.loads(saved.read_text()) == items
+            _shot(page, "5-submission")
+            page.goto(f"{live.url}/host")
             audit = json.dumps([r.inner_text() for r in page.locator("#audit-log tbody tr").all()])
-            for action in ("edit_phase", "hide", "revoke_token", "edit_registration"):
+            for action in ("edit_phase", "hide", "revoke_token", "edit_registration", "download_file"):
                 assert action in audit
             browser.close()
     finally:

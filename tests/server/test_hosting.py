@@ -3,6 +3,8 @@ tokens, registration modes and team size. Each is audited and refused (403) to p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from .support import results_for, split_ids
@@ -151,3 +153,26 @@ def test_registration_modes_and_team_size(server):
     server.client.put("/api/v1/registration", json={"mode": "open", "team_size": None}, headers=host)
     assert server.client.post("/api/v1/register", json={**second, "invite_code": None}).status_code == 201
     assert [row["action"] for row in _audit(server)].count("edit_registration") == 3
+
+
+def test_uploaded_file_is_kept_and_downloadable(server):
+    import hashlib
+
+    token = server.register("alice")
+    other = server.register("bob")
+    host = _auth(server.host_token())
+    body = json.dumps(results_for(split_ids()[0]), indent=1).encode()
+    r = server.client.post(
+        "/api/v1/challenges/coco-demo/phases/val/submissions",
+        content=body,
+        headers={**_auth(token), "content-type": "application/json"},
+    )
+    sid = r.json()["id"]
+    for headers in (_auth(token), host):
+        got = server.client.get(f"/api/v1/submissions/{sid}/file", headers=headers)
+        assert got.status_code == 200 and got.content == body
+        assert got.headers["x-content-sha256"] == hashlib.sha256(body).hexdigest()
+        assert got.headers["content-disposition"].startswith("attachment")
+    assert server.client.get(f"/api/v1/submissions/{sid}/file", headers=_auth(other)).status_code == 404
+    assert server.client.get(f"/api/v1/submissions/{sid}/file").status_code == 401
+    assert any(row["action"] == "download_file" for row in _audit(server))

@@ -23,6 +23,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -47,6 +48,7 @@ __all__ = [
     "Split",
     "Submission",
     "Team",
+    "UploadFile",
     "User",
     "utcnow",
 ]
@@ -313,3 +315,12 @@ class SiteSetting(Base):
     __tablename__ = "site_setting"
     key: Mapped[str] = mapped_column(String(80), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class UploadFile(Base):
+    """The file a participant uploaded, byte for byte (its SHA-256 is ``Submission.file_sha256``;
+    its size is bounded by the upload limit)."""
+
+    __tablename__ = "upload_file"
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submission.id"), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -26,6 +27,7 @@ from capeval.server.services.submissions import (
     list_submissions,
     set_representative,
     submission_view,
+    uploaded_file,
     withdraw_submission,
 )
 
@@ -99,6 +101,19 @@ def submission(submission_id: SubmissionId, user: CurrentUser, db: Db) -> dict[s
     with db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         return submission_view(session, row, acc)
+
+
+@router.get("/submissions/{submission_id}/file", response_class=Response)
+def download(submission_id: SubmissionId, user: CurrentUser, db: Db) -> Response:
+    """The uploaded file, byte for byte (its team and hosts; hosts' downloads are audited). The
+    ``x-content-sha256`` header repeats the hash recorded at upload."""
+    data, filename, digest = uploaded_file(db, user, submission_id)
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", filename)[:120] or f"submission-{submission_id}"
+    return Response(
+        data,
+        media_type="application/octet-stream",
+        headers={"content-disposition": f'attachment; filename="{safe}"', "x-content-sha256": digest},
+    )
 
 
 @router.get("/submissions/{submission_id}/images/{split}")

@@ -32,7 +32,7 @@ from capeval.server.domain.errors import (
 )
 from capeval.server.domain.states import FREE_STATES, IN_FLIGHT_STATES, JobState, SubmissionState
 from capeval.server.domain.visibility import Access, access
-from capeval.server.models import Job, Phase, Result, Submission, Team, User, utcnow
+from capeval.server.models import Job, Phase, Result, Submission, Team, UploadFile, User, utcnow
 from capeval.server.services.audit import audit
 from capeval.server.services.challenges import get_challenge, get_phase, ids_url, template_url
 from capeval.server.services.context import ServerContext
@@ -53,6 +53,7 @@ __all__ = [
     "set_representative",
     "submission_view",
     "team_quota",
+    "uploaded_file",
     "withdraw_submission",
 ]
 
@@ -178,6 +179,7 @@ def create_submission(
     is_public: bool = True,
     is_baseline: bool = False,
     enforce_limits: bool = True,
+    raw: bytes | None = None,
 ) -> int:
     """Insert a validated submission and its scoring job, enforcing the team's limits atomically.
 
@@ -218,6 +220,8 @@ def create_submission(
         )
         session.add(submission)
         session.flush()
+        if raw is not None:
+            session.add(UploadFile(submission_id=submission.id, data=raw))
         session.add(Job(submission_id=submission.id, scorer_version=scorer_version, max_attempts=max_attempts))
         return submission.id
 
@@ -301,6 +305,7 @@ def accept_upload(
         method_name=meta.method_name,
         method_description=meta.method_description,
         is_public=meta.public,
+        raw=data,
     )
     return {"id": submission_id, "status": str(SubmissionState.QUEUED), "url": f"/submissions/{submission_id}"}
 
@@ -575,3 +580,29 @@ def withdraw_submission(db: Database, actor: User, submission_id: int, *, confir
                     job.finished_at = now
         audit(session, actor, "withdraw", f"submission:{submission_id}", f"status:{submission.status}")
         return str(submission.status)
+
+
+def uploaded_file(db: Database, viewer: User, submission_id: int) -> tuple[bytes, str, str]:
+    """The uploaded file of a submission (its team and hosts): ``(data, filename, sha256)``. The
+    bytes are checked against the hash recorded at upload before they are handed out.
+
+    Raises:
+        NotFound: no such submission for the viewer, or it was stored before uploads were kept.
+        Conflict: the stored bytes no longer match their hash.
+    """
+    with db.read() as session:
+        submission, _ = get_submission(session, submission_id, viewer)
+        row = session.get(UploadFile, submission_id)
+        if row is None:
+            raise NotFound(
+                "no_file", f"submission {submission_id} has no kept upload (stored before uploads were kept)"
+            )
+        data = row.data
+        filename = submission.filename or f"submission-{submission_id}"
+        digest = submission.file_sha256
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise Conflict("file_corrupt", f"the stored file of submission {submission_id} does not match its SHA-256")
+    if viewer.is_host:
+        with db.write() as session:
+            audit(session, viewer, "download_file", f"submission:{submission_id}")
+    return data, filename, digest

@@ -1,4 +1,4 @@
-"""a team's representative entry; withdrawn and hidden entries; site settings (registration)
+"""a team's representative entry; withdrawn and hidden entries; site settings (registration); kept uploads
 
 Revision ID: 0004
 Revises: 0003
@@ -27,9 +27,17 @@ def upgrade() -> None:
         sa.Column("value", sa.Text(), nullable=False),
         sa.PrimaryKeyConstraint("key"),
     )
+    op.create_table(
+        "upload_file",
+        sa.Column("submission_id", sa.Integer(), nullable=False),
+        sa.Column("data", sa.LargeBinary(), nullable=False),
+        sa.ForeignKeyConstraint(["submission_id"], ["submission.id"]),
+        sa.PrimaryKeyConstraint("submission_id"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("upload_file")
     op.drop_table("site_setting")
     with op.batch_alter_table("submission") as batch:
         batch.drop_column("hidden_at")
