@@ -108,7 +108,7 @@ def test_forged_requests_refused_and_normal_session_works(tmp_path):
             assert json.loads(page.inner_text("body"))["username"] == "host"
             page.goto(f"{live.url}/host")
             page.locator('form[action="/host/submissions/1/unbaseline"] button').click()
-            page.wait_for_url(f"{live.url}/host")
+            page.wait_for_url(f"{live.url}/host?done=unbaseline#submissions")
             assert _state(server)[0] is False
             browser.close()
             attacker.close()

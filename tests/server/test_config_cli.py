@@ -235,3 +235,57 @@ def test_ensure_host(server):
     assert ensure_host(server.db, "newhost", "newhost-password") is True
     token = server.client.post("/api/v1/tokens", json={"username": "frank", "password": "password-123"}).json()
     assert server.client.get("/api/v1/me", headers={"Authorization": f"Bearer {token['token']}"}).json()["host"]
+
+
+def test_config_baseline_is_installed_once(tmp_path):
+    from capeval.server.config import Settings
+    from capeval.server.models import Submission
+    from capeval.server.services.accounts import ensure_host
+    from capeval.server.services.baselines import install_baselines
+
+    from .support import results_for
+
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(results_for(split_ids()[0])))
+    path = _write_config(tmp_path)
+    path.write_text(
+        path.read_text().replace(
+            'title = "My challenge"\n', 'title = "My challenge"\nbaseline = {val = "baseline.json"}\n'
+        )
+    )
+    _, challenges = load_config_file(path)
+    db = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    upgrade_schema(db)
+    install_challenge(db, challenges[0])
+    settings = Settings(database_url="sqlite://")
+    assert "wait for a host account" in install_baselines(db, challenges[0], settings, "v")[0]
+    ensure_host(db, "hostess", "host-password-1")
+    lines = install_baselines(db, challenges[0], settings, "v")
+    assert len(lines) == 1 and "queued as submission" in lines[0] and "30 images" in lines[0]
+    assert install_baselines(db, challenges[0], settings, "v") == []  # never twice
+    with db.read() as session:
+        rows = list(session.scalars(select(Submission).where(Submission.is_baseline.is_(True))))
+        assert len(rows) == 1 and rows[0].user.username == "hostess" and rows[0].phase.name == "val"
+    # A baseline file that fails the upload checks is reported with its phase and path.
+    baseline.write_text(json.dumps(results_for(split_ids()[0])[:3]))
+    db2 = Database(f"sqlite:///{tmp_path / 'db2.sqlite'}")
+    upgrade_schema(db2)
+    install_challenge(db2, challenges[0])
+    ensure_host(db2, "hostess", "host-password-1")
+    with pytest.raises(ValueError, match="baseline of phase 'val'.*missing|baseline of phase 'val'.*have no caption"):
+        install_baselines(db2, challenges[0], settings, "v")
+
+
+def test_serve_with_config_and_no_host_says_how_to_add_one(tmp_path):
+    process, url = _serve(tmp_path, "--config", str(_write_config(tmp_path)), "--workers", "0")
+    try:
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if "capeval server on" in line:
+                break
+        output = "".join(lines)
+        assert "no host account yet" in output and "--add-host NAME" in output and "CAPEVAL_HOST_PASSWORD" in output
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)

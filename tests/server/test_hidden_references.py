@@ -77,6 +77,7 @@ def test_no_test_reference_or_per_image_test_score_leaks(tmp_path, visibility):
         "submission_id": submission_ids,
         "split": ["val", "test"],
         "action": ["rerun", "cancel", "baseline"],
+        "token_id": ["999999"],  # not the caller's own token: revoking it would end the walk
     }
     openapi = server.client.get("/openapi.json", headers=auth).json()
     walked_templates = set()

@@ -53,7 +53,14 @@ def test_every_route_follows_the_policy(tmp_path, label, mode, ended):
         scores = json.loads(result.scores_json)
     needles = [repr(scores["cider-d"]), f"{scores['cider-d']:.6f}"]
     viewers = {"anonymous": None, "owner": owner, "other": other, "host": host}
-    values = {"slug": "coco-demo", "phase": "val", "submission_id": str(sid), "split": "val", "action": "baseline"}
+    values = {
+        "slug": "coco-demo",
+        "phase": "val",
+        "submission_id": str(sid),
+        "split": "val",
+        "action": "baseline",
+        "token_id": "1",
+    }
     routes = [r for r in all_routes(server.app) if not isinstance(r, Mount)]
     checked = 0
     for viewer, token in viewers.items():
@@ -84,7 +91,10 @@ def test_every_route_follows_the_policy(tmp_path, label, mode, ended):
                 assert r.status_code < 500, (viewer, url, r.status_code)
                 if not acc.scores:
                     assert not any(n in body for n in needles), (label, viewer, url)
-                if not acc.items("val"):
+                if route.path.endswith("/file"):
+                    # The uploaded file is the team's own bytes: details (team and hosts), never others.
+                    assert (r.status_code == 200) == acc.details, (label, viewer, url, r.status_code)
+                elif not acc.items("val"):
                     assert MARKER not in body, (label, viewer, url)
                 if "/images/" in route.path:
                     assert (r.status_code == 200) == acc.items("val"), (label, viewer, url, r.status_code)

@@ -83,6 +83,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from capeval.server.demo import install_demo
         from capeval.server.scoring import available_metrics, scorer_version
         from capeval.server.services.accounts import ensure_host
+        from capeval.server.services.baselines import NO_HOST_HINT, first_host, install_baselines
         from capeval.server.services.challenges import install_challenge
     except ImportError as exc:
         print(f"capeval serve needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
@@ -100,6 +101,16 @@ def run_serve(args: argparse.Namespace) -> int:
     for challenge in challenges:
         install_challenge(db, challenge)
         print(f"challenge {challenge.slug!r} installed")
+    if challenges and first_host(db) is None:
+        print(NO_HOST_HINT.format(config=args.config), file=sys.stderr)
+    for challenge in challenges:
+        try:
+            lines = install_baselines(db, challenge, settings, version)
+        except ValueError as exc:
+            print(f"capeval serve: {exc}", file=sys.stderr)
+            return 2
+        for line in lines:
+            print(line)
     demo_password = args.demo_host_password or environment.demo_host_password
     if not args.no_demo and not challenges:
         info = install_demo(db, scorer_version=version, max_attempts=settings.max_attempts, host_password=demo_password)

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from capeval._version import __version__
-from capeval.server.api import accounts, challenges, host, leaderboard, meta, submissions
+from capeval.server.api import accounts, challenges, host, hosting, leaderboard, meta, submissions
 from capeval.server.api.errors import install_error_handler
 from capeval.server.api.middleware import BodyLimitMiddleware, SecurityHeadersMiddleware
 from capeval.server.config import Settings, resolve_settings
@@ -41,6 +41,7 @@ ROUTERS = (
     submissions.router,
     leaderboard.router,
     host.router,
+    hosting.router,
     web_accounts.router,
     web_challenges.router,
     web_submissions.router,

@@ -23,9 +23,11 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
@@ -42,9 +44,11 @@ __all__ = [
     "Phase",
     "PhaseSplit",
     "Result",
+    "SiteSetting",
     "Split",
     "Submission",
     "Team",
+    "UploadFile",
     "User",
     "utcnow",
 ]
@@ -215,6 +219,12 @@ class Submission(Base):
     method_description: Mapped[str] = mapped_column(Text, default="")
     is_public: Mapped[bool] = mapped_column(Boolean, default=True)
     is_baseline: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The team chose this entry to represent it on the leaderboard (at most one per team and phase).
+    is_representative: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Set when the team withdrew the entry: it leaves the leaderboard but still counts against the quota.
+    withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    #: Set when a host hid the entry: it leaves the public leaderboard until restored.
+    hidden_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     phase: Mapped[Phase] = relationship()
@@ -297,3 +307,20 @@ class Comparison(Base):
     values_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     requested_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     computed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class SiteSetting(Base):
+    """A server-wide setting the hosts change at run time (registration mode, invite code, team size)."""
+
+    __tablename__ = "site_setting"
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class UploadFile(Base):
+    """The file a participant uploaded, byte for byte (its SHA-256 is ``Submission.file_sha256``;
+    its size is bounded by the upload limit)."""
+
+    __tablename__ = "upload_file"
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submission.id"), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)

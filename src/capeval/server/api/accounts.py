@@ -43,12 +43,19 @@ def login(ctx: ServerContext, username: str, password: str, address: str) -> Use
     "/register", status_code=201, response_model=RegisterResponse, openapi_extra=json_body_schema(RegisterRequest)
 )
 async def register(body: RegisterBody, ctx: Ctx) -> RegisterResponse:
-    """Create an account; body ``{"username", "password", "team"?, "team_code"?}``.
+    """Create an account; body ``{"username", "password", "team"?, "team_code"?, "invite_code"?}``.
 
-    A new team name creates the team; an existing one needs its ``team_code``.
+    A new team name creates the team; an existing one needs its ``team_code``. When the hosts
+    made registration invite-only, ``invite_code`` is needed; when they closed it, nobody registers.
     """
     user = await run_in_threadpool(
-        create_user, ctx.db, body.username, body.password, team_name=body.team or None, team_code=body.team_code or None
+        create_user,
+        ctx.db,
+        body.username,
+        body.password,
+        team_name=body.team or None,
+        team_code=body.team_code or None,
+        invite_code=body.invite_code or None,
     )
     return RegisterResponse(username=user.username, team_id=user.team_id)
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from capeval.server.api.deps import (
     Db,
     MaybeUser,
 )
 from capeval.server.api.schemas import ChallengeSummary
-from capeval.server.services.challenges import challenge_summary, get_challenge, list_challenges
+from capeval.server.domain.errors import InvalidInput
+from capeval.server.services.challenges import challenge_summary, expected_ids, get_challenge, list_challenges
 from capeval.server.services.submissions import team_quota
 
 __all__ = ["router"]
@@ -33,3 +35,43 @@ def challenge(slug: str, db: Db, user: MaybeUser) -> dict[str, Any]:
     if user is not None and user.team_id is not None:
         out["quota"] = team_quota(db, user, slug)
     return out
+
+
+def _ids_response(slug: str, what: str, name: str, ids: list[int], fmt: str) -> Response:
+    if fmt == "txt":
+        return PlainTextResponse(
+            "".join(f"{i}\n" for i in ids),
+            headers={"content-disposition": f'attachment; filename="{slug}-{name}-image_ids.txt"'},
+        )
+    if fmt != "json":
+        raise InvalidInput("bad_format", "format must be json or txt")
+    return JSONResponse({"challenge": slug, what: name, "n_images": len(ids), "image_ids": ids})
+
+
+@router.get("/challenges/{slug}/phases/{phase}/image_ids")
+def phase_ids(slug: str, phase: str, db: Db, format: str = "json") -> Response:
+    """The image ids a results file for ``phase`` must cover, sorted (``?format=txt``: one per line).
+    Every id needs exactly one caption; references of hidden splits stay on the server."""
+    with db.read() as session:
+        ids = expected_ids(session, slug, phase=phase)
+    return _ids_response(slug, "phase", phase, ids, format)
+
+
+@router.get("/challenges/{slug}/splits/{split}/image_ids")
+def split_ids(slug: str, split: str, db: Db, format: str = "json") -> Response:
+    """The image ids of one split, sorted (``?format=txt``: one per line)."""
+    with db.read() as session:
+        ids = expected_ids(session, slug, split=split)
+    return _ids_response(slug, "split", split, ids, format)
+
+
+@router.get("/challenges/{slug}/phases/{phase}/template.json")
+def results_template(slug: str, phase: str, db: Db) -> Response:
+    """A results file skeleton for ``phase``: ``[{"image_id": ..., "caption": ""}, ...]`` for every
+    expected image; fill in the captions and upload it."""
+    with db.read() as session:
+        ids = expected_ids(session, slug, phase=phase)
+    return JSONResponse(
+        [{"image_id": i, "caption": ""} for i in ids],
+        headers={"content-disposition": f'attachment; filename="{slug}-{phase}-results-template.json"'},
+    )

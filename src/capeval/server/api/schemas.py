@@ -12,15 +12,20 @@ __all__ = [
     "BaselineResult",
     "ChallengeSummary",
     "DryRunResult",
+    "EntryResult",
     "FailedJob",
     "Health",
     "HostActionResult",
     "Me",
+    "PhaseEdit",
     "RegisterRequest",
     "RegisterResponse",
+    "RegistrationEdit",
     "RerunResult",
+    "SplitEdit",
     "TokenRequest",
     "TokenResponse",
+    "WithdrawRequest",
 ]
 
 
@@ -35,6 +40,7 @@ class RegisterRequest(_Strict):
     password: str = Field(max_length=1024)
     team: str | None = Field(default=None, max_length=200)
     team_code: str | None = Field(default=None, max_length=100)
+    invite_code: str | None = Field(default=None, max_length=100)
 
 
 class RegisterResponse(BaseModel):
@@ -79,6 +85,10 @@ class PhaseSummary(BaseModel):
     max_in_flight: int | None
     scores_visible: str
     allow_dry_run: bool
+    #: The image ids a results file for this phase must cover (JSON; ``?format=txt``: one per line).
+    image_ids_url: str | None = None
+    #: A results file skeleton with every expected image id and an empty caption.
+    template_url: str | None = None
 
 
 class ChallengeSummary(BaseModel):
@@ -102,6 +112,47 @@ class DryRunResult(BaseModel):
     dry_run: bool
     n_images: int
     detail: str
+
+
+class WithdrawRequest(_Strict):
+    """``POST /api/v1/submissions/{id}/withdraw``: withdrawing cannot be undone, so it must be confirmed."""
+
+    confirm: bool = False
+
+
+class EntryResult(BaseModel):
+    submission_id: int
+    status: str
+    representative: bool
+    withdrawn: bool
+
+
+class PhaseEdit(_Strict):
+    """``PATCH /api/v1/challenges/{slug}/phases/{phase}``: only the fields sent change."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    starts_at: str | None = Field(default=None, max_length=64)
+    ends_at: str | None = Field(default=None, max_length=64)
+    max_per_day: int | None = None
+    max_total: int | None = None
+    max_in_flight: int | None = None
+    scores_visible: str | None = Field(default=None, max_length=16)
+    allow_dry_run: bool | None = None
+
+
+class SplitEdit(_Strict):
+    """``PATCH /api/v1/challenges/{slug}/splits/{split}``."""
+
+    visibility: str = Field(max_length=16)
+
+
+class RegistrationEdit(_Strict):
+    """``PUT /api/v1/registration``: ``mode`` open / invite / closed, ``team_size`` (``null``: no limit)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    mode: str | None = Field(default=None, max_length=16)
+    team_size: int | None = None
+    new_invite_code: bool = False
 
 
 class HostActionResult(BaseModel):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
@@ -14,20 +15,26 @@ from capeval.server.api.deps import (
     Db,
     SubmissionId,
     cookie_csrf,
+    json_body,
+    json_body_schema,
 )
-from capeval.server.api.schemas import AcceptedUpload, DryRunResult
+from capeval.server.api.schemas import AcceptedUpload, DryRunResult, EntryResult, WithdrawRequest
 from capeval.server.api.uploads import read_upload
 from capeval.server.services.submissions import (
     accept_upload,
     drilldown,
     get_submission,
     list_submissions,
+    set_representative,
     submission_view,
+    uploaded_file,
+    withdraw_submission,
 )
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
+WithdrawBody = Annotated[WithdrawRequest, Depends(json_body(WithdrawRequest))]
 
 UPLOAD_BODY = {
     "requestBody": {
@@ -96,7 +103,54 @@ def submission(submission_id: SubmissionId, user: CurrentUser, db: Db) -> dict[s
         return submission_view(session, row, acc)
 
 
+@router.get("/submissions/{submission_id}/file", response_class=Response)
+def download(submission_id: SubmissionId, user: CurrentUser, db: Db) -> Response:
+    """The uploaded file, byte for byte (its team and hosts; hosts' downloads are audited). The
+    ``x-content-sha256`` header repeats the hash recorded at upload."""
+    data, filename, digest = uploaded_file(db, user, submission_id)
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", filename)[:120] or f"submission-{submission_id}"
+    return Response(
+        data,
+        media_type="application/octet-stream",
+        headers={"content-disposition": f'attachment; filename="{safe}"', "x-content-sha256": digest},
+    )
+
+
 @router.get("/submissions/{submission_id}/images/{split}")
 def images(split: str, submission_id: SubmissionId, user: CurrentUser, db: Db) -> dict[str, Any]:
     """Per-image scores, captions and references (public splits, own team or host, scores visible)."""
     return drilldown(db, user, submission_id, split)
+
+
+def _entry(db: Db, user: CurrentUser, submission_id: int) -> EntryResult:
+    with db.read() as session:
+        row, _ = get_submission(session, submission_id, user)
+        return EntryResult(
+            submission_id=row.id,
+            status=str(row.status),
+            representative=row.is_representative,
+            withdrawn=row.withdrawn_at is not None,
+        )
+
+
+@router.post(
+    "/submissions/{submission_id}/representative", response_model=EntryResult, dependencies=[Depends(cookie_csrf)]
+)
+async def representative(submission_id: SubmissionId, user: CurrentUser, db: Db, value: bool = True) -> EntryResult:
+    """Choose (``?value=true``) or release the finished entry that represents your team on the
+    leaderboard (one per team and phase; without a choice the team's best entry is shown)."""
+    await run_in_threadpool(set_representative, db, user, submission_id, value)
+    return _entry(db, user, submission_id)
+
+
+@router.post(
+    "/submissions/{submission_id}/withdraw",
+    response_model=EntryResult,
+    dependencies=[Depends(cookie_csrf)],
+    openapi_extra=json_body_schema(WithdrawRequest),
+)
+async def withdraw(submission_id: SubmissionId, body: WithdrawBody, user: CurrentUser, db: Db) -> EntryResult:
+    """Withdraw your team's entry from the leaderboard; body ``{"confirm": true}`` (cannot be undone).
+    Finished entries still count against the quota."""
+    await run_in_threadpool(withdraw_submission, db, user, submission_id, confirm=body.confirm)
+    return _entry(db, user, submission_id)

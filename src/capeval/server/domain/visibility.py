@@ -2,7 +2,8 @@
 
 * A submission is *listed* (leaderboards, exports) for everyone when it is public or a baseline,
   and for its own team and hosts otherwise.
-* Its *details* (status, file name, method text, errors, the submission page) are for its team and hosts.
+* Its *details* (status, file name, method text, errors, the submission page, the uploaded file
+  itself) are for its team and hosts.
 * Its *scores* (corpus scores, signatures, significance, the score columns of exports) follow the
   phase's ``scores_visible``: ``always``; ``after_end`` (once the phase has ended); ``never``.
   Hosts always see them.

@@ -75,6 +75,7 @@ def create_user(
     team_name: str | None = None,
     team_code: str | None = None,
     is_host: bool = False,
+    invite_code: str | None = None,
 ) -> User:
     """Register a user and put them in a team: a new one, or an existing one given its join code.
 
@@ -83,7 +84,8 @@ def create_user(
     Raises:
         InvalidInput: bad username, team name or password.
         Conflict: the name is taken.
-        Forbidden: an existing team without its join code.
+        Forbidden: an existing team without its join code; registration closed, a wrong invite
+            code or a full team (see :mod:`capeval.server.services.hosting`).
     """
     username = username.strip()
     if not _USERNAME.fullmatch(username):
@@ -96,6 +98,10 @@ def create_user(
         if taken is not None:
             raise Conflict("username_taken", f"username {username!r} is already registered")
         row = session.scalar(select(Team).where(Team.name == team))
+        if not is_host:
+            from capeval.server.services.hosting import check_registration
+
+            check_registration(session, invite_code, row.id if row is not None else None)
         if row is None:
             row = Team(name=team)
             session.add(row)

@@ -27,7 +27,10 @@ __all__ = [
     "install_challenge",
     "list_challenges",
     "load_references",
+    "expected_ids",
+    "ids_url",
     "phase_image_ids",
+    "template_url",
 ]
 
 #: Longest slug or phase name looked up (longer ones cannot exist).
@@ -124,6 +127,28 @@ def phase_image_ids(phase: Phase) -> set[int]:
     return ids
 
 
+def ids_url(slug: str, phase: str) -> str:
+    """Where participants download the image ids a results file for ``phase`` must cover."""
+    return f"/api/v1/challenges/{slug}/phases/{phase}/image_ids"
+
+
+def template_url(slug: str, phase: str) -> str:
+    """Where participants download a results file skeleton for ``phase``."""
+    return f"/api/v1/challenges/{slug}/phases/{phase}/template.json"
+
+
+def expected_ids(session: Session, slug: str, phase: str | None = None, split: str | None = None) -> list[int]:
+    """Sorted image ids of a phase (the union of its splits) or of one split. Ids are never secret:
+    participants need them to caption the images; only hidden splits' references are."""
+    if phase is not None:
+        return sorted(phase_image_ids(get_phase(session, slug, phase)))
+    challenge = get_challenge(session, slug)
+    for row in challenge.splits:
+        if row.name == split:
+            return sorted(int(k) for k in json.loads(row.references_json))
+    raise NotFound("no_split", f"challenge {slug!r} has no split {str(split)[:NAME_MAX]!r}")
+
+
 class PhaseIds:
     """Expected image ids per phase, parsed once (reference payloads can be large)."""
 
@@ -172,6 +197,8 @@ def challenge_summary(challenge: Challenge) -> dict[str, Any]:
             {
                 "name": p.name,
                 "splits": [s.name for s in p.splits],
+                "image_ids_url": ids_url(challenge.slug, p.name),
+                "template_url": template_url(challenge.slug, p.name),
                 "starts_at": p.starts_at.isoformat() if p.starts_at else None,
                 "ends_at": p.ends_at.isoformat() if p.ends_at else None,
                 "max_per_day": p.max_per_day,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,11 @@ __all__ = [
     "leaderboard_csv",
     "leaderboard_for",
     "leaderboard_json",
+    "primary_metric",
 ]
+
+#: The metric that ranks entries when a split reports it (else the split's first column).
+PRIMARY_METRIC = "cider-d"
 
 
 #: SPICE outputs hidden from the HTML table: precision/recall parts (``spice-pr``, ``spice-object-re``).
@@ -70,6 +75,10 @@ class LeaderboardRow:
     drilldown: bool = False
     #: The comparison with the reference entry waits for a worker.
     significance_pending: bool = False
+    #: Place by the primary metric among ranked entries (baselines and hidden scores are not ranked).
+    rank: int | None = None
+    #: The team chose this entry to represent it.
+    representative: bool = False
 
 
 @dataclass
@@ -87,6 +96,8 @@ class SplitBoard:
     scores_hidden: bool
     #: The entry significance is computed against (the baseline unless another was chosen).
     baseline_id: int | None
+    #: The metric that ranks the entries (``None`` without scores).
+    primary: str | None = None
 
 
 @dataclass
@@ -97,6 +108,8 @@ class Leaderboard:
     title: str
     boards: list[SplitBoard]
     bootstrap: dict[str, int]
+    #: Every entry (``True``) or one row per team (its representative, else its best entry).
+    all_entries: bool = True
 
 
 def display_columns(columns: list[str]) -> list[str]:
@@ -108,6 +121,63 @@ def display_columns(columns: list[str]) -> list[str]:
 Entry = tuple[Submission, Access, Result]
 
 
+def primary_metric(columns: list[str]) -> str | None:
+    """The ranking metric of a split with these score columns."""
+    if PRIMARY_METRIC in columns:
+        return PRIMARY_METRIC
+    return columns[0] if columns else None
+
+
+def _score(entry: Entry, metric: str | None) -> float:
+    """The entry's ranking score; ``-inf`` when hidden, missing or NaN (they sort last)."""
+    _, acc, result = entry
+    if metric is None or not acc.scores:
+        return -math.inf
+    value = json.loads(result.scores_json).get(metric)
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        return -math.inf
+    return float(value)
+
+
+def _team_rows(entries: list[Entry], metric: str | None) -> list[Entry]:
+    """One entry per team: its newest representative on the split, else its best by ``metric``
+    (the newest when scores are hidden from the viewer, so the choice leaks no ranking).
+    Baseline entries always keep their own rows."""
+    keep: list[Entry] = [e for e in entries if e[0].is_baseline]
+    by_team: dict[int, list[Entry]] = {}
+    for entry in entries:
+        if not entry[0].is_baseline:
+            by_team.setdefault(entry[0].team_id, []).append(entry)
+    for team_entries in by_team.values():
+        chosen = [e for e in team_entries if e[0].is_representative]
+        if chosen:
+            keep.append(chosen[-1])
+        elif all(e[1].scores for e in team_entries):
+            keep.append(max(reversed(team_entries), key=lambda e: _score(e, metric)))
+        else:
+            keep.append(team_entries[-1])
+    return keep
+
+
+def _ranked(entries: list[Entry], metric: str | None) -> tuple[list[Entry], dict[int, int]]:
+    """Entries best first (hidden, missing and NaN scores last, then by id) and competition ranks
+    (1, 2, 2, 4) of the non-baseline entries with a score."""
+    ordered = sorted(entries, key=lambda e: (-_score(e, metric), e[0].id))
+    ranks: dict[int, int] = {}
+    place = 0
+    previous: float | None = None
+    shown = 0
+    for entry in ordered:
+        value = _score(entry, metric)
+        if entry[0].is_baseline or value == -math.inf:
+            continue
+        shown += 1
+        if value != previous:
+            place, previous = shown, value
+        ranks[entry[0].id] = place
+    return ordered, ranks
+
+
 def build_leaderboard(
     session: Session,
     challenge: Challenge,
@@ -116,17 +186,25 @@ def build_leaderboard(
     n_resamples: int,
     seed: int,
     versus: int | None = None,
+    all_entries: bool = True,
 ) -> tuple[Leaderboard, list[tuple[int, int]]]:
-    """Assemble every split table of ``challenge`` as ``user`` may see it.
+    """Assemble every split table of ``challenge`` as ``user`` may see it, ranked by the primary metric.
 
     Significance is read against the baseline entry, or against submission ``versus`` when that
-    entry is visible on the split. Returns the board and the comparisons not recorded yet.
+    entry is visible on the split. Without ``all_entries`` each team has one row (its chosen
+    representative, else its best entry). Withdrawn entries are never listed. Returns the board
+    and the comparisons not recorded yet.
     """
     now = utcnow()
     phases = {p.id: p for p in challenge.phases}
     finished = session.scalars(
         select(Submission)
-        .where(Submission.phase_id.in_(list(phases)), Submission.status == SubmissionState.FINISHED)
+        .where(
+            Submission.phase_id.in_(list(phases)),
+            Submission.status == SubmissionState.FINISHED,
+            Submission.withdrawn_at.is_(None),
+            *(() if user is not None and user.is_host else (Submission.hidden_at.is_(None),)),
+        )
         .options(selectinload(Submission.team))
         .order_by(Submission.id)
     )
@@ -139,19 +217,39 @@ def build_leaderboard(
         entries = [(s, a, results[(s.id, split.id)]) for s, a in visible if (s.id, split.id) in results]
         chosen = next((e for e in entries if versus is not None and e[0].id == versus and e[1].scores), None)
         reference = chosen or next((e for e in reversed(entries) if e[0].is_baseline and e[1].scores), None)
+        metric = primary_metric(_columns(entries))
+        if not all_entries:
+            entries = _team_rows(entries, metric)
+            if reference is not None and reference not in entries:
+                entries.append(reference)
+        entries, ranks = _ranked(entries, metric)
         compared: dict[int, Any] = {}
         if reference is not None:
             others = [r.id for s, a, r in entries if a.scores and r is not reference[2]]
             compared = read_comparisons(session, reference[2].id, others, n_resamples, seed)
             missing += [(reference[2].id, rid) for rid in others if rid not in compared]
-        boards.append(_split_board(split, entries, reference, compared, user, phases))
+        board_ = _split_board(split, entries, reference, compared, user, phases)
+        board_.primary = metric
+        for row in board_.rows:
+            row.rank = ranks.get(row.submission_id)
+        boards.append(board_)
     board = Leaderboard(
         slug=challenge.slug,
         title=challenge.title,
         boards=boards,
         bootstrap={"n_resamples": n_resamples, "seed": seed},
+        all_entries=all_entries,
     )
     return board, missing
+
+
+def _columns(entries: list[Entry]) -> list[str]:
+    columns: list[str] = []
+    for _, _, result in entries:
+        for name in json.loads(result.scores_json):
+            if name not in columns:
+                columns.append(name)
+    return columns
 
 
 def _split_board(
@@ -162,12 +260,9 @@ def _split_board(
     user: User | None,
     phases: dict[int, Phase],
 ) -> SplitBoard:
-    columns: list[str] = []
+    columns = _columns(entries)
     signatures: dict[str, str] = {}
     for _, _, result in entries:
-        for name in json.loads(result.scores_json):
-            if name not in columns:
-                columns.append(name)
         signatures.update(json.loads(result.signatures_json))
     rows = []
     for submission, acc, result in entries:
@@ -182,6 +277,7 @@ def _split_board(
             own=user is not None and user.team_id == submission.team_id,
             scores=json.loads(result.scores_json) if acc.scores else None,
             drilldown=acc.items(split.name),
+            representative=submission.is_representative,
         )
         if acc.scores and reference is not None and result is not reference[2]:
             value = compared.get(result.id, PENDING)
@@ -206,12 +302,25 @@ def _split_board(
 
 
 def leaderboard_for(
-    db: Database, slug: str, user: User | None, *, n_resamples: int, seed: int, versus: int | None = None
+    db: Database,
+    slug: str,
+    user: User | None,
+    *,
+    n_resamples: int,
+    seed: int,
+    versus: int | None = None,
+    all_entries: bool = True,
 ) -> Leaderboard:
     """The leaderboard of ``slug`` for ``user``; comparisons it lacks are requested from the workers."""
     with db.read() as session:
         board, missing = build_leaderboard(
-            session, get_challenge(session, slug), user, n_resamples=n_resamples, seed=seed, versus=versus
+            session,
+            get_challenge(session, slug),
+            user,
+            n_resamples=n_resamples,
+            seed=seed,
+            versus=versus,
+            all_entries=all_entries,
         )
     if missing:
         with db.write() as session:
@@ -225,6 +334,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
         "challenge": board.slug,
         "title": board.title,
         "significance": {"method": "paired bootstrap vs baseline", "confidence": 0.95, **board.bootstrap},
+        "view": "all" if board.all_entries else "teams",
         "splits": [
             {
                 "split": b.split,
@@ -234,10 +344,13 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 "signatures": b.signatures,
                 "scores_hidden": b.scores_hidden,
                 "compared_to": b.baseline_id,
+                "ranked_by": b.primary,
                 "significance_pending": any(r.significance_pending for r in b.rows),
                 "entries": [
                     {
                         "submission_id": r.submission_id,
+                        "rank": r.rank,
+                        "representative": r.representative,
                         "team": r.team,
                         "method": r.method,
                         "phase": r.phase,
@@ -272,13 +385,15 @@ def leaderboard_csv(board: Leaderboard) -> str:
         columns += [c for c in b.columns if c not in columns]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["split", "submission_id", "team", "method", "phase", "created_at", "baseline", *columns])
+    header = ["split", "rank", "submission_id", "team", "method", "phase", "created_at", "baseline", *columns]
+    writer.writerow(header)
     for b in board.boards:
         for r in b.rows:
             scores = r.scores or {}
             writer.writerow(
                 [
                     csv_cell(b.split),
+                    "" if r.rank is None else r.rank,
                     r.submission_id,
                     csv_cell(r.team),
                     csv_cell(r.method),

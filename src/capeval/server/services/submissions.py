@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,12 +21,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from capeval.server.db import Database
-from capeval.server.domain.errors import Conflict, Forbidden, InvalidInput, LimitReached, NotFound, TooLarge
+from capeval.server.domain.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LimitReached,
+    NotFound,
+    TooLarge,
+    UnprocessableResults,
+)
 from capeval.server.domain.states import FREE_STATES, IN_FLIGHT_STATES, JobState, SubmissionState
 from capeval.server.domain.visibility import Access, access
-from capeval.server.models import Job, Phase, Result, Submission, Team, User, utcnow
+from capeval.server.models import Job, Phase, Result, Submission, Team, UploadFile, User, utcnow
 from capeval.server.services.audit import audit
-from capeval.server.services.challenges import get_challenge, get_phase
+from capeval.server.services.challenges import get_challenge, get_phase, ids_url, template_url
 from capeval.server.services.context import ServerContext
 from capeval.server.services.intake import parse_upload, validate_results
 
@@ -41,8 +50,11 @@ __all__ = [
     "quota_usage",
     "rerun_submission",
     "set_baseline",
+    "set_representative",
     "submission_view",
     "team_quota",
+    "uploaded_file",
+    "withdraw_submission",
 ]
 
 METHOD_NAME_MAX = 200
@@ -167,6 +179,7 @@ def create_submission(
     is_public: bool = True,
     is_baseline: bool = False,
     enforce_limits: bool = True,
+    raw: bytes | None = None,
 ) -> int:
     """Insert a validated submission and its scoring job, enforcing the team's limits atomically.
 
@@ -207,6 +220,8 @@ def create_submission(
         )
         session.add(submission)
         session.flush()
+        if raw is not None:
+            session.add(UploadFile(submission_id=submission.id, data=raw))
         session.add(Job(submission_id=submission.id, scorer_version=scorer_version, max_attempts=max_attempts))
         return submission.id
 
@@ -263,9 +278,18 @@ def accept_upload(
         max_members=settings.max_zip_members,
         max_unzipped=settings.max_unzipped_bytes,
     )
-    captions = validate_results(
-        parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=parsed.member or "results"
-    )
+    try:
+        captions = validate_results(
+            parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=parsed.member or "results"
+        )
+    except UnprocessableResults as exc:
+        if exc.code == "missing_images":
+            raise UnprocessableResults(
+                exc.code,
+                f"{exc.message}; the {len(expected)} image ids this phase expects are listed at "
+                f"{ids_url(slug, phase_name)} (a results template: {template_url(slug, phase_name)})",
+            ) from exc
+        raise
     if dry_run:
         return {"valid": True, "dry_run": True, "n_images": len(captions), "detail": "file is valid; not scored"}
     submission_id = create_submission(
@@ -281,6 +305,7 @@ def accept_upload(
         method_name=meta.method_name,
         method_description=meta.method_description,
         is_public=meta.public,
+        raw=data,
     )
     return {"id": submission_id, "status": str(SubmissionState.QUEUED), "url": f"/submissions/{submission_id}"}
 
@@ -327,6 +352,9 @@ def submission_view(session: Session, submission: Submission, acc: Access) -> di
         "method_description": submission.method_description,
         "public": submission.is_public,
         "baseline": submission.is_baseline,
+        "representative": submission.is_representative,
+        "withdrawn_at": submission.withdrawn_at.isoformat() if submission.withdrawn_at else None,
+        "hidden_at": submission.hidden_at.isoformat() if submission.hidden_at else None,
         "status": str(submission.status),
         "error": submission.error or None,
         "attempts": jobs[0].attempts if jobs else 0,
@@ -400,8 +428,11 @@ def _drilldown_data(
         }
         for index, image_id in enumerate(items["ids"])
     ]
-    ordered = sorted(images, key=lambda im: im["scores"].get(key, 0.0)) if key else images
-    values = [im["scores"][key] for im in images] if key else []
+    # Images whose score is missing or NaN (e.g. SPICE parts on an empty graph) are left out of the
+    # extremes and the histogram rather than scrambling the order.
+    scored = [im for im in images if key and _finite(im["scores"].get(key))]
+    ordered = sorted(scored, key=lambda im: im["scores"][key]) if key else images
+    values = [im["scores"][key] for im in scored] if key else []
     return {
         "submission_id": submission_id,
         "split": split_name,
@@ -412,6 +443,10 @@ def _drilldown_data(
         "histogram": _histogram(values),
         "images": images,
     }
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def _histogram(values: list[float]) -> list[dict[str, float]]:
@@ -438,9 +473,20 @@ def _host_submission(session: Session, actor: User, submission_id: int) -> Submi
 
 
 def cancel_submission(db: Database, actor: User, submission_id: int) -> None:
-    """Host action: cancel a submission and its pending jobs (it stops counting against the quota)."""
+    """Host action: cancel an unfinished (queued or running) submission and its pending jobs (it stops
+    counting against the quota). Finished entries are hidden, not cancelled.
+
+    Raises:
+        Conflict: the submission is not queued or running.
+    """
     with db.write() as session:
         submission = _host_submission(session, actor, submission_id)
+        if submission.status not in IN_FLIGHT_STATES:
+            raise Conflict(
+                "not_cancellable",
+                f"submission {submission_id} is {submission.status}; only queued or running ones can be "
+                "cancelled (hide a finished entry instead)",
+            )
         submission.status = SubmissionState.CANCELLED
         submission.finished_at = utcnow()
         for job in session.scalars(select(Job).where(Job.submission_id == submission_id)):
@@ -472,3 +518,91 @@ def set_baseline(db: Database, actor: User, submission_id: int, flag: bool) -> N
         submission = _host_submission(session, actor, submission_id)
         submission.is_baseline = flag
         audit(session, actor, "set_baseline" if flag else "unset_baseline", f"submission:{submission_id}")
+
+
+# --- a team's own entries --------------------------------------------------------------
+
+
+def _own_submission(session: Session, actor: User, submission_id: int) -> Submission:
+    """A submission of the actor's team (hosts act on their own team's entries here too)."""
+    submission = session.get(Submission, submission_id) if 0 < submission_id < 2**63 else None
+    if submission is None or actor.team_id is None or submission.team_id != actor.team_id:
+        raise NotFound("no_submission", f"no submission {submission_id} of your team")
+    return submission
+
+
+def set_representative(db: Database, actor: User, submission_id: int, flag: bool = True) -> None:
+    """Choose (or un-choose) the entry that represents the team on the leaderboard; at most one
+    per team and phase, so choosing one releases the team's previous choice in that phase."""
+    with db.write() as session:
+        submission = _own_submission(session, actor, submission_id)
+        if flag:
+            if submission.withdrawn_at is not None:
+                raise Conflict("withdrawn", f"submission {submission_id} was withdrawn")
+            if submission.status != SubmissionState.FINISHED:
+                raise Conflict("not_finished", f"submission {submission_id} is {submission.status}, not finished")
+            others = select(Submission).where(
+                Submission.team_id == submission.team_id,
+                Submission.phase_id == submission.phase_id,
+                Submission.is_representative.is_(True),
+            )
+            for other in session.scalars(others):
+                other.is_representative = False
+        submission.is_representative = flag
+        action = "choose_representative" if flag else "unchoose_representative"
+        audit(session, actor, action, f"submission:{submission_id}")
+
+
+def withdraw_submission(db: Database, actor: User, submission_id: int, *, confirm: bool) -> str:
+    """Withdraw one of the team's entries: it leaves the leaderboard for good. A finished entry
+    still counts against the quota (its scores were seen); an unfinished one is cancelled and
+    stops counting. Returns the entry's status afterwards.
+
+    Raises:
+        InvalidInput: without ``confirm``.
+        Conflict: already withdrawn.
+    """
+    if not confirm:
+        raise InvalidInput("confirm_required", "withdrawing cannot be undone; send confirm=true to go ahead")
+    with db.write() as session:
+        submission = _own_submission(session, actor, submission_id)
+        if submission.withdrawn_at is not None:
+            raise Conflict("withdrawn", f"submission {submission_id} was already withdrawn")
+        now = utcnow()
+        submission.withdrawn_at = now
+        submission.is_representative = False
+        if submission.status in IN_FLIGHT_STATES:
+            submission.status = SubmissionState.CANCELLED
+            submission.finished_at = now
+            for job in session.scalars(select(Job).where(Job.submission_id == submission_id)):
+                if job.status in IN_FLIGHT_STATES:
+                    job.status = JobState.CANCELLED
+                    job.finished_at = now
+        audit(session, actor, "withdraw", f"submission:{submission_id}", f"status:{submission.status}")
+        return str(submission.status)
+
+
+def uploaded_file(db: Database, viewer: User, submission_id: int) -> tuple[bytes, str, str]:
+    """The uploaded file of a submission (its team and hosts): ``(data, filename, sha256)``. The
+    bytes are checked against the hash recorded at upload before they are handed out.
+
+    Raises:
+        NotFound: no such submission for the viewer, or it was stored before uploads were kept.
+        Conflict: the stored bytes no longer match their hash.
+    """
+    with db.read() as session:
+        submission, _ = get_submission(session, submission_id, viewer)
+        row = session.get(UploadFile, submission_id)
+        if row is None:
+            raise NotFound(
+                "no_file", f"submission {submission_id} has no kept upload (stored before uploads were kept)"
+            )
+        data = row.data
+        filename = submission.filename or f"submission-{submission_id}"
+        digest = submission.file_sha256
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise Conflict("file_corrupt", f"the stored file of submission {submission_id} does not match its SHA-256")
+    if viewer.is_host:
+        with db.write() as session:
+            audit(session, viewer, "download_file", f"submission:{submission_id}")
+    return data, filename, digest

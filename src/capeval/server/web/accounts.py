@@ -57,6 +57,7 @@ async def register_post(request: Request, ctx: Ctx) -> Response:
             form_text(form, "password", limit=2000),
             team_name=form_text(form, "team", limit=200) or None,
             team_code=form_text(form, "team_code", limit=200) or None,
+            invite_code=form_text(form, "invite_code", limit=200) or None,
         )
     except DomainError as exc:
         from capeval.server.api.errors import status_of

@@ -10,7 +10,7 @@ from capeval.server.api.deps import (
     MaybeUser,
     Versus,
 )
-from capeval.server.api.leaderboard import board
+from capeval.server.api.leaderboard import AllEntries, board
 from capeval.server.services.challenges import challenge_summary, get_challenge, list_challenges
 from capeval.server.web.templating import render
 
@@ -31,8 +31,9 @@ def challenge(
     ctx: Ctx,
     user: MaybeUser,
     vs: Versus = None,
+    all: AllEntries = None,
 ) -> Response:
-    result = board(ctx, slug, user, vs)
+    result = board(ctx, slug, user, vs, all_entries=bool(all))
     with ctx.db.read() as session:
         summary = challenge_summary(get_challenge(session, slug))
     return render(request, "challenge.html", board=result, challenge=summary, user=user)

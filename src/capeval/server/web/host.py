@@ -16,10 +16,27 @@ from capeval.server.api.deps import (
 from capeval.server.api.uploads import form_text, read_form
 from capeval.server.domain.errors import NotFound
 from capeval.server.domain.visibility import access
-from capeval.server.models import Submission
+from capeval.server.models import Challenge, Submission
 from capeval.server.services.audit import audit_rows
+from capeval.server.services.challenges import challenge_summary, get_challenge
+from capeval.server.services.hosting import (
+    PHASE_FIELDS,
+    hide_submission,
+    list_tokens,
+    read_registration,
+    revoke_token,
+    update_phase,
+    update_registration,
+    update_split,
+)
 from capeval.server.services.jobs import failed_jobs
-from capeval.server.services.submissions import cancel_submission, rerun_submission, set_baseline, submission_view
+from capeval.server.services.submissions import (
+    cancel_submission,
+    parse_flag,
+    rerun_submission,
+    set_baseline,
+    submission_view,
+)
 from capeval.server.web.templating import render
 
 __all__ = ["router"]
@@ -34,10 +51,18 @@ def host_page(request: Request, host: HostUser, ctx: Ctx) -> Response:
     with ctx.db.read() as session:
         rows = session.scalars(select(Submission).order_by(Submission.id.desc()).limit(PANEL_LIMIT))
         subs = [submission_view(session, s, access(host, s, s.phase)) for s in rows]
+        challenges = [
+            challenge_summary(get_challenge(session, slug))
+            for slug in session.scalars(select(Challenge.slug).order_by(Challenge.id))
+        ]
     return render(
         request,
         "host.html",
         submissions=subs,
+        challenges=challenges,
+        registration=read_registration(ctx.db),
+        tokens=list_tokens(ctx.db, host),
+        done=request.query_params.get("done", ""),
         failed_jobs=failed_jobs(ctx.db),
         audit=audit_rows(ctx.db, limit=100),
         user=host,
@@ -62,6 +87,51 @@ async def host_action(
         await run_in_threadpool(cancel_submission, ctx.db, host, submission_id)
     elif action in ("baseline", "unbaseline"):
         await run_in_threadpool(set_baseline, ctx.db, host, submission_id, action == "baseline")
+    elif action in ("hide", "restore"):
+        await run_in_threadpool(hide_submission, ctx.db, host, submission_id, action == "hide")
     else:
         raise NotFound("unknown_action", f"unknown action {action[:40]!r}")
-    return RedirectResponse("/host", status_code=303)
+    return RedirectResponse(f"/host?done={action}#submissions", status_code=303)
+
+
+@router.post("/host/phases/{slug}/{phase}")
+async def host_phase(slug: str, phase: str, request: Request, host: HostUser, ctx: Ctx) -> Response:
+    """Edit a phase from the panel's form (every field is sent; empty limits and dates mean none)."""
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    changes: dict[str, object] = {f: form_text(form, f, limit=64).strip() for f in PHASE_FIELDS if f != "allow_dry_run"}
+    changes["allow_dry_run"] = parse_flag("allow_dry_run", form_text(form, "allow_dry_run"), default=False)
+    await run_in_threadpool(update_phase, ctx.db, host, slug, phase, changes)
+    return RedirectResponse("/host?done=phase#settings", status_code=303)
+
+
+@router.post("/host/splits/{slug}/{split}")
+async def host_split(slug: str, split: str, request: Request, host: HostUser, ctx: Ctx) -> Response:
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    await run_in_threadpool(update_split, ctx.db, host, slug, split, form_text(form, "visibility", limit=16))
+    return RedirectResponse("/host?done=split#settings", status_code=303)
+
+
+@router.post("/host/registration")
+async def host_registration(request: Request, host: HostUser, ctx: Ctx) -> Response:
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    await run_in_threadpool(
+        lambda: update_registration(
+            ctx.db,
+            host,
+            mode=form_text(form, "mode", limit=16),
+            team_size=form_text(form, "team_size", limit=16).strip(),
+            new_invite_code=parse_flag("new_invite_code", form_text(form, "new_invite_code"), default=False),
+        )
+    )
+    return RedirectResponse("/host?done=registration#registration", status_code=303)
+
+
+@router.post("/host/tokens/{token_id}/revoke")
+async def host_revoke(token_id: SubmissionId, request: Request, host: HostUser, ctx: Ctx) -> Response:
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    await run_in_threadpool(revoke_token, ctx.db, host, token_id)
+    return RedirectResponse("/host?done=revoke#tokens", status_code=303)

@@ -25,8 +25,10 @@ from capeval.server.services.submissions import (
     get_submission,
     list_submissions,
     parse_flag,
+    set_representative,
     submission_view,
     team_quota,
+    withdraw_submission,
 )
 from capeval.server.web.templating import render
 
@@ -46,7 +48,7 @@ def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Respo
         return RedirectResponse("/login", status_code=303)
     summary = _summary(ctx, slug)
     quota = team_quota(ctx.db, user, slug)
-    return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None)
+    return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None, state={})
 
 
 @router.post("/c/{slug}/submit")
@@ -55,13 +57,32 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
         return RedirectResponse("/login", status_code=303)
     summary = await run_in_threadpool(_summary, ctx, slug)
 
+    state: dict[str, object] = {}
+
     def page(status: int, error: str | None = None, result: dict | None = None) -> Response:
+        # The form keeps what was typed and the quota stays in view after an error or a dry run.
+        quota = team_quota(ctx.db, user, slug)
         return render(
-            request, "submit.html", status=status, challenge=summary, quota={}, user=user, result=result, error=error
+            request,
+            "submit.html",
+            status=status,
+            challenge=summary,
+            quota=quota,
+            user=user,
+            result=result,
+            error=error,
+            state=state,
         )
 
     try:
         form = await read_form(request, max_files=1)
+        state = {
+            "phase": form_text(form, "phase", limit=200),
+            "method_name": form_text(form, "method_name", limit=1000),
+            "method_description": form_text(form, "method_description", limit=10_000),
+            "public": parse_flag("public", form_text(form, "public"), default=False),
+            "dry_run": parse_flag("dry_run", form_text(form, "dry_run"), default=False),
+        }
         verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
         part = form.get("file")
         if not isinstance(part, UploadFile) or not part.filename:
@@ -110,7 +131,9 @@ def submission_page(
     with ctx.db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         view = submission_view(session, row, acc)
-    return render(request, "submission.html", s=view, user=user)
+        own = user.team_id is not None and row.team_id == user.team_id
+    done = request.query_params.get("done", "")
+    return render(request, "submission.html", s=view, user=user, own=own, done=done)
 
 
 @router.get("/submissions/{submission_id}/images/{split}")
@@ -124,3 +147,37 @@ def images_page(
     if user is None:
         return RedirectResponse("/login", status_code=303)
     return render(request, "images.html", d=drilldown(ctx.db, user, submission_id, split), user=user)
+
+
+@router.post("/submissions/{submission_id}/representative")
+async def representative_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    """Choose (or release, ``value=false``) the entry that represents the team."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    flag = parse_flag("value", form_text(form, "value"), default=True)
+    await run_in_threadpool(set_representative, ctx.db, user, submission_id, flag)
+    return RedirectResponse(f"/submissions/{submission_id}?done=representative", status_code=303)
+
+
+@router.get("/submissions/{submission_id}/withdraw")
+def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    """Ask for confirmation before withdrawing (it cannot be undone)."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    with ctx.db.read() as session:
+        row, acc = get_submission(session, submission_id, user)
+        view = submission_view(session, row, acc)
+    return render(request, "withdraw.html", s=view, user=user)
+
+
+@router.post("/submissions/{submission_id}/withdraw")
+async def withdraw_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_form(request)
+    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    confirm = parse_flag("confirm", form_text(form, "confirm"), default=False)
+    await run_in_threadpool(withdraw_submission, ctx.db, user, submission_id, confirm=confirm)
+    return RedirectResponse(f"/submissions/{submission_id}?done=withdrawn", status_code=303)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
@@ -19,12 +22,76 @@ from capeval.server.api.csrf import (
     ensure_presession,
 )
 
-__all__ = ["STATIC_DIR", "render", "templates"]
+__all__ = ["DEFAULT_COLUMNS", "STATIC_DIR", "metric_label", "render", "score", "templates", "when"]
 
 _PACKAGE = resources.files("capeval.server.web")
 STATIC_DIR = str(_PACKAGE / "static")
 templates = Jinja2Templates(directory=str(_PACKAGE / "templates"))
 templates.env.globals.update(version=__version__)
+
+#: Official spelling of the COCO caption evaluation's outputs.
+_OFFICIAL = {
+    "meteor": "METEOR",
+    "rouge-l": "ROUGE_L",
+    "cider-d": "CIDEr",
+    "cider-original": "CIDEr (original)",
+    "spice": "SPICE",
+}
+_BLEU = re.compile(r"^bleu-(\d)$")
+_SPICE_PART = re.compile(r"^spice-([a-z]+)(?:-(pr|re))?$")
+#: Score columns shown before the reader picks more (the others stay one click away).
+DEFAULT_COLUMNS = frozenset({"bleu-4", "meteor", "rouge-l", "cider-d", "spice"})
+
+
+def metric_label(name: str) -> str:
+    """``bleu-4`` -> ``Bleu_4``, ``cider-d`` -> ``CIDEr``, ``spice-object`` -> ``SPICE object``."""
+    if name in _OFFICIAL:
+        return _OFFICIAL[name]
+    bleu = _BLEU.match(name)
+    if bleu:
+        return f"Bleu_{bleu.group(1)}"
+    part = _SPICE_PART.match(name)
+    if part:
+        suffix = {"pr": " P", "re": " R"}.get(part.group(2) or "", "")
+        return f"SPICE {part.group(1)}{suffix}"
+    return name
+
+
+def score(value: object, digits: int = 4) -> str:
+    """A score for a table cell: fixed digits; missing or NaN values are a dash."""
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        return "—"
+    return f"{value:.{digits}f}"
+
+
+def sort_value(value: object) -> str:
+    """``data-value`` of a score cell: empty for missing or NaN (sorted last in either direction)."""
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        return ""
+    return repr(float(value))
+
+
+def when(value: object) -> str:
+    """An ISO time (or datetime) as ``24 Nov 2026, 18:40 UTC``; empty for ``None``."""
+    if value is None or value == "":
+        return ""
+    moment: datetime
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    else:
+        return str(value)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+
+
+templates.env.filters.update(metric=metric_label, score=score, sort_value=sort_value, when=when)
+templates.env.globals.update(default_columns=DEFAULT_COLUMNS)
 
 _NO_USER = object()
 

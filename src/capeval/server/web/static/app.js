@@ -1,22 +1,36 @@
-// Column sorting for tables with class "sortable", and status polling on a submission page.
+// Sortable tables (buttons in the headers, missing values last), column pickers, and status
+// polling on a submission page.
 (function () {
   "use strict";
+  function cellValue(row, index) {
+    var cell = row.cells[index];
+    return cell ? (cell.getAttribute("data-value") || "") : "";
+  }
   function sortTable(table, index, type, th) {
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
-    var dir = th.getAttribute("aria-sort") === "descending" ? 1 : -1;
-    if (!th.hasAttribute("aria-sort") && type === "text") { dir = 1; }
+    var current = th.getAttribute("aria-sort");
+    var dir;
+    if (current === "descending") { dir = 1; }
+    else if (current === "ascending") { dir = -1; }
+    else { dir = type === "text" ? 1 : -1; }
+    if (th.classList.contains("rank") && current !== "ascending") { dir = 1; }
     rows.sort(function (a, b) {
-      var x = a.cells[index].getAttribute("data-value") || "";
-      var y = b.cells[index].getAttribute("data-value") || "";
+      var x = cellValue(a, index);
+      var y = cellValue(b, index);
       if (type === "number") {
-        var fx = x === "" ? -Infinity : parseFloat(x);
-        var fy = y === "" ? -Infinity : parseFloat(y);
+        var fx = parseFloat(x);
+        var fy = parseFloat(y);
+        var mx = x === "" || isNaN(fx);
+        var my = y === "" || isNaN(fy);
+        if (mx || my) { return mx === my ? 0 : (mx ? 1 : -1); }  // missing and NaN last, both ways
         return dir * (fx - fy);
       }
       return dir * x.localeCompare(y);
     });
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) { c.removeAttribute("aria-sort"); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) {
+      if (c.hasAttribute("aria-sort")) { c.setAttribute("aria-sort", "none"); }
+    });
     th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
     rows.forEach(function (r) { body.appendChild(r); });
   }
@@ -26,8 +40,37 @@
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
         var type = th.getAttribute("data-type");
         if (!type) { return; }
-        th.classList.add("sort-handle");
-        th.addEventListener("click", function () { sortTable(table, index, type, th); });
+        var button = th.querySelector("button.sort");
+        if (!button) {
+          button = document.createElement("button");
+          button.type = "button";
+          button.className = "sort";
+          while (th.firstChild) { button.appendChild(th.firstChild); }
+          th.appendChild(button);
+        }
+        if (!th.hasAttribute("aria-sort")) { th.setAttribute("aria-sort", "none"); }
+        button.addEventListener("click", function () { sortTable(table, index, type, th); });
+      });
+    });
+  }
+  function initPickers() {
+    document.querySelectorAll("details.column-picker").forEach(function (picker) {
+      var table = document.getElementById(picker.getAttribute("data-table"));
+      if (!table) { return; }
+      picker.querySelectorAll("input[data-col]").forEach(function (box) {
+        box.addEventListener("change", function () {
+          var col = box.getAttribute("data-col");
+          table.querySelectorAll("th[data-col], td[data-col]").forEach(function (cell) {
+            if (cell.getAttribute("data-col") === col) { cell.hidden = !box.checked; }
+          });
+        });
+      });
+    });
+  }
+  function initConfirm() {
+    document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+      form.addEventListener("submit", function (event) {
+        if (!window.confirm(form.getAttribute("data-confirm"))) { event.preventDefault(); }
       });
     });
   }
@@ -45,5 +88,5 @@
         });
     }, 1000);
   }
-  document.addEventListener("DOMContentLoaded", function () { initSorting(); pollStatus(); });
+  document.addEventListener("DOMContentLoaded", function () { initSorting(); initPickers(); initConfirm(); pollStatus(); });
 })();
