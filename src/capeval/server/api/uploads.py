@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
 
+from capeval.server.api.csrf import verify_csrf
+from capeval.server.config import Settings
 from capeval.server.domain.errors import InvalidInput
 from capeval.server.services.submissions import SubmissionMeta, parse_flag
 
@@ -50,6 +52,18 @@ def form_text(form: FormData, name: str, *, limit: int = 4096, default: str = ""
     if len(value) > limit:
         raise InvalidInput("bad_form", f"form field {name!r} has {len(value)} characters; at most {limit}")
     return value
+
+
+def check_form_csrf(request: Request, settings: Settings, form: FormData) -> None:
+    """The CSRF check of a page form: origin, and the ``csrf_token`` field against the session."""
+    verify_csrf(request, settings, form_text(form, "csrf_token", limit=200))
+
+
+async def read_checked_form(request: Request, settings: Settings) -> FormData:
+    """A page form (:func:`read_form`) that passed the CSRF check (:func:`check_form_csrf`)."""
+    form = await read_form(request)
+    check_form_csrf(request, settings, form)
+    return form
 
 
 async def read_upload(request: Request) -> Upload:

@@ -9,11 +9,11 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from capeval.server.api.accounts import login
-from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure, verify_csrf
+from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure
 from capeval.server.api.deps import (
     Ctx,
 )
-from capeval.server.api.uploads import form_text, read_form
+from capeval.server.api.uploads import form_text, read_checked_form
 from capeval.server.domain.errors import DomainError
 from capeval.server.services.accounts import create_user, issue_token, revoke_token
 from capeval.server.services.context import ServerContext
@@ -48,8 +48,7 @@ def register_page(request: Request) -> Response:
 @router.post("/register")
 async def register_post(request: Request, ctx: Ctx) -> Response:
     try:
-        form = await read_form(request)
-        verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+        form = await read_checked_form(request, ctx.settings)
         user = await run_in_threadpool(
             create_user,
             ctx.db,
@@ -74,8 +73,7 @@ def login_page(request: Request) -> Response:
 @router.post("/login")
 async def login_post(request: Request, ctx: Ctx) -> Response:
     try:
-        form = await read_form(request)
-        verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+        form = await read_checked_form(request, ctx.settings)
         address = client_address(request, ctx.settings)
         user = await run_in_threadpool(
             login, ctx, form_text(form, "username", limit=200), form_text(form, "password", limit=2000), address
@@ -89,8 +87,7 @@ async def login_post(request: Request, ctx: Ctx) -> Response:
 
 @router.post("/logout")
 async def logout(request: Request, ctx: Ctx) -> Response:
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    await read_checked_form(request, ctx.settings)
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:
         await run_in_threadpool(revoke_token, ctx.db, cookie)

@@ -7,13 +7,12 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from capeval.server.api.csrf import verify_csrf
 from capeval.server.api.deps import (
     Ctx,
     HostUser,
     SubmissionId,
 )
-from capeval.server.api.uploads import form_text, read_form
+from capeval.server.api.uploads import form_text, read_checked_form
 from capeval.server.domain.errors import NotFound
 from capeval.server.domain.visibility import access
 from capeval.server.models import Challenge, Submission
@@ -77,8 +76,7 @@ async def host_action(
     host: HostUser,
     ctx: Ctx,
 ) -> Response:
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    await read_checked_form(request, ctx.settings)
     if action == "rerun":
         await run_in_threadpool(
             rerun_submission, ctx.db, host, submission_id, ctx.scorer_version, ctx.settings.max_attempts
@@ -97,8 +95,7 @@ async def host_action(
 @router.post("/host/phases/{slug}/{phase}")
 async def host_phase(slug: str, phase: str, request: Request, host: HostUser, ctx: Ctx) -> Response:
     """Edit a phase from the panel's form (every field is sent; empty limits and dates mean none)."""
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    form = await read_checked_form(request, ctx.settings)
     changes: dict[str, object] = {f: form_text(form, f, limit=64).strip() for f in PHASE_FIELDS if f != "allow_dry_run"}
     changes["allow_dry_run"] = parse_flag("allow_dry_run", form_text(form, "allow_dry_run"), default=False)
     await run_in_threadpool(update_phase, ctx.db, host, slug, phase, changes)
@@ -107,16 +104,14 @@ async def host_phase(slug: str, phase: str, request: Request, host: HostUser, ct
 
 @router.post("/host/splits/{slug}/{split}")
 async def host_split(slug: str, split: str, request: Request, host: HostUser, ctx: Ctx) -> Response:
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    form = await read_checked_form(request, ctx.settings)
     await run_in_threadpool(update_split, ctx.db, host, slug, split, form_text(form, "visibility", limit=16))
     return RedirectResponse("/host?done=split#settings", status_code=303)
 
 
 @router.post("/host/registration")
 async def host_registration(request: Request, host: HostUser, ctx: Ctx) -> Response:
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    form = await read_checked_form(request, ctx.settings)
     await run_in_threadpool(
         lambda: update_registration(
             ctx.db,
@@ -131,7 +126,6 @@ async def host_registration(request: Request, host: HostUser, ctx: Ctx) -> Respo
 
 @router.post("/host/tokens/{token_id}/revoke")
 async def host_revoke(token_id: SubmissionId, request: Request, host: HostUser, ctx: Ctx) -> Response:
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    await read_checked_form(request, ctx.settings)
     await run_in_threadpool(revoke_token, ctx.db, host, token_id)
     return RedirectResponse("/host?done=revoke#tokens", status_code=303)

@@ -7,14 +7,13 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from capeval.server.api.csrf import verify_csrf
 from capeval.server.api.deps import (
     Ctx,
     MaybeUser,
     SubmissionId,
 )
 from capeval.server.api.errors import status_of
-from capeval.server.api.uploads import form_text, read_form
+from capeval.server.api.uploads import check_form_csrf, form_text, read_checked_form, read_form
 from capeval.server.domain.errors import DomainError
 from capeval.server.services.challenges import challenge_summary, get_challenge
 from capeval.server.services.context import ServerContext
@@ -83,7 +82,7 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
             "public": parse_flag("public", form_text(form, "public"), default=False),
             "dry_run": parse_flag("dry_run", form_text(form, "dry_run"), default=False),
         }
-        verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+        check_form_csrf(request, ctx.settings, form)
         part = form.get("file")
         if not isinstance(part, UploadFile) or not part.filename:
             return page(400, "choose a results file (.json or .zip) to upload")
@@ -154,8 +153,7 @@ async def representative_post(request: Request, submission_id: SubmissionId, ctx
     """Choose (or release, ``value=false``) the entry that represents the team."""
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    form = await read_checked_form(request, ctx.settings)
     flag = parse_flag("value", form_text(form, "value"), default=True)
     await run_in_threadpool(set_representative, ctx.db, user, submission_id, flag)
     return RedirectResponse(f"/submissions/{submission_id}?done=representative", status_code=303)
@@ -176,8 +174,7 @@ def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user:
 async def withdraw_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    form = await read_form(request)
-    verify_csrf(request, ctx.settings, form_text(form, "csrf_token", limit=200))
+    form = await read_checked_form(request, ctx.settings)
     confirm = parse_flag("confirm", form_text(form, "confirm"), default=False)
     await run_in_threadpool(withdraw_submission, ctx.db, user, submission_id, confirm=confirm)
     return RedirectResponse(f"/submissions/{submission_id}?done=withdrawn", status_code=303)
