@@ -2,7 +2,7 @@
 
 Register, download the phase's image ids from the challenge page, build a results file from them,
 upload it (the first upload succeeds), see the entry ranked, upload a second entry, choose which
-one represents the team, withdraw one. The leaderboard and the drill-down must fit a 1280x800
+one represents the team, edit an entry's name and description, withdraw one. The leaderboard and the drill-down must fit a 1280x800
 window without horizontal page scrolling. Screenshots go to ``artifacts/`` at the repository root.
 """
 
@@ -71,6 +71,16 @@ def test_participant_flow_and_pages_fit(tmp_path):
                 page.wait_for_selector("#status.status-finished", timeout=60_000)
                 entries[name] = int(page.url.rstrip("/").split("/")[-1])
             _shot(page, "2-submission")
+            # Edit the entry after the upload: a description, a better name, still public.
+            page.goto(f"{live.url}/submissions/{entries['good entry']}")
+            page.click("#edit-link")
+            page.fill("#method_description", "fakecap captions, unchanged")
+            page.fill("#method_name", "good entry (fakecap)")
+            _shot(page, "2b-edit")
+            page.click("#edit-save")
+            page.wait_for_selector("#done")
+            assert "fakecap captions, unchanged" in page.locator("dd.description").inner_text()
+            assert page.locator("#visibility").inner_text().startswith("public")
             # Ranked, one row per team: the better entry represents the team by default.
             page.goto(f"{live.url}/c/coco-demo")
             table = page.locator('table[data-split="val"]')

@@ -12,6 +12,7 @@ __all__ = [
     "BaselineResult",
     "ChallengeSummary",
     "DryRunResult",
+    "EntryEdit",
     "EntryResult",
     "FailedJob",
     "Health",
@@ -118,6 +119,15 @@ class WithdrawRequest(_Strict):
     """``POST /api/v1/submissions/{id}/withdraw``: withdrawing cannot be undone, so it must be confirmed."""
 
     confirm: bool = False
+
+
+class EntryEdit(_Strict):
+    """``PATCH /api/v1/submissions/{id}``: the team edits its entry; only the fields sent change."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    method_name: str | None = Field(default=None, max_length=1000)
+    method_description: str | None = Field(default=None, max_length=10_000)
+    public: bool | None = None
 
 
 class EntryResult(BaseModel):

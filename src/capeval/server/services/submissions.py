@@ -45,6 +45,7 @@ __all__ = [
     "check_phase_open",
     "create_submission",
     "drilldown",
+    "edit_submission",
     "get_submission",
     "list_submissions",
     "quota_usage",
@@ -551,6 +552,56 @@ def set_representative(db: Database, actor: User, submission_id: int, flag: bool
         submission.is_representative = flag
         action = "choose_representative" if flag else "unchoose_representative"
         audit(session, actor, action, f"submission:{submission_id}")
+
+
+#: Fields of an entry its team may edit after the upload.
+EDITABLE_FIELDS = ("method_name", "method_description", "public")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return json.dumps(text if len(text) <= limit else text[:limit] + "…", ensure_ascii=False)
+
+
+def edit_submission(db: Database, actor: User, submission_id: int, changes: Mapping[str, object]) -> dict[str, str]:
+    """Change an entry's method name, description or public flag (its own team only; audited as
+    ``edit_entry``). Only the fields given change; returns ``{field: "old -> new"}`` of what changed.
+
+    Raises:
+        InvalidInput: an unknown field, or a value :class:`SubmissionMeta` refuses.
+        NotFound: no such submission of the actor's team (other teams and hosts alike).
+        Conflict: the entry was withdrawn.
+    """
+    unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+    if unknown:
+        raise InvalidInput("bad_field", f"unknown field(s) {unknown[:5]}; editable: {', '.join(EDITABLE_FIELDS)}")
+    if not changes:
+        raise InvalidInput("nothing_to_change", f"send at least one of: {', '.join(EDITABLE_FIELDS)}")
+    with db.write() as session:
+        submission = _own_submission(session, actor, submission_id)
+        if submission.withdrawn_at is not None:
+            raise Conflict("withdrawn", f"submission {submission_id} was withdrawn; it can no longer be edited")
+        current = SubmissionMeta(submission.method_name, submission.method_description, submission.is_public)
+        meta = SubmissionMeta.build(
+            changes.get("method_name", current.method_name),
+            changes.get("method_description", current.method_description),
+            changes.get("public", current.public),
+        )
+        changed: dict[str, str] = {}
+        if meta.method_name != current.method_name:
+            changed["method_name"] = f"{_short(current.method_name)} -> {_short(meta.method_name)}"
+            submission.method_name = meta.method_name
+        if meta.method_description != current.method_description:
+            changed["method_description"] = (
+                f"{len(current.method_description)} -> {len(meta.method_description)} characters"
+            )
+            submission.method_description = meta.method_description
+        if meta.public != current.public:
+            changed["public"] = f"{json.dumps(current.public)} -> {json.dumps(meta.public)}"
+            submission.is_public = meta.public
+        if changed:
+            detail = "; ".join(f"{k}: {v}" for k, v in changed.items())
+            audit(session, actor, "edit_entry", f"submission:{submission_id}", detail)
+        return changed
 
 
 def withdraw_submission(db: Database, actor: User, submission_id: int, *, confirm: bool) -> str:
