@@ -18,6 +18,8 @@ __all__ = [
     "Health",
     "HostActionResult",
     "Me",
+    "PasswordChange",
+    "PasswordChanged",
     "PhaseEdit",
     "RegisterRequest",
     "RegisterResponse",
@@ -55,6 +57,21 @@ class TokenRequest(_Strict):
     username: str = Field(max_length=200)
     password: str = Field(max_length=1024)
     label: str = Field(default="", max_length=120)
+
+
+class PasswordChange(_Strict):
+    """``POST /api/v1/password``: needs the current password; ends the account's other web sessions."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(max_length=1024)
+    revoke_api_tokens: bool = False
+
+
+class PasswordChanged(BaseModel):
+    changed: bool
+    sessions_revoked: int
+    api_tokens_revoked: int
 
 
 class TokenResponse(BaseModel):

@@ -1,4 +1,4 @@
-"""Pages: register, log in, log out."""
+"""Pages: register, log in, log out, change the password."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from capeval.server.api.accounts import login
+from capeval.server.api.accounts import login, new_password, request_credential
 from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure
 from capeval.server.api.deps import (
     Ctx,
+    MaybeUser,
 )
 from capeval.server.api.uploads import form_text, read_checked_form
-from capeval.server.domain.errors import DomainError
+from capeval.server.domain.errors import DomainError, InvalidInput
 from capeval.server.services.accounts import create_user, issue_token, revoke_token
 from capeval.server.services.context import ServerContext
+from capeval.server.services.submissions import parse_flag
 from capeval.server.web.templating import render
 
 __all__ = ["router"]
@@ -94,3 +96,38 @@ async def logout(request: Request, ctx: Ctx) -> Response:
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response
+
+
+@router.get("/account")
+def account_page(request: Request, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    return render(request, "account.html", user=user, error=None, done=request.query_params.get("done", ""))
+
+
+@router.post("/account/password")
+async def password_post(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    """Change the password: the current one, the new one twice. Other sessions end; this one stays."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_checked_form(request, ctx.settings)
+    try:
+        new = form_text(form, "new_password", limit=2000)
+        if new != form_text(form, "new_password2", limit=2000):
+            raise InvalidInput("password_mismatch", "the two new passwords differ")
+        counts = await run_in_threadpool(
+            new_password,
+            ctx,
+            user,
+            form_text(form, "current_password", limit=2000),
+            new,
+            client_address(request, ctx.settings),
+            keep_token=request_credential(request),
+            revoke_api_tokens=parse_flag("revoke_api_tokens", form_text(form, "revoke_api_tokens"), default=False),
+        )
+    except DomainError as exc:
+        from capeval.server.api.errors import status_of
+
+        return render(request, "account.html", status=status_of(exc), user=user, error=exc.message, done="")
+    done = f"password:{counts['sessions_revoked']}:{counts['api_tokens_revoked']}"
+    return RedirectResponse(f"/account?done={done}", status_code=303)
