@@ -1,9 +1,10 @@
 """Real browser (Debian chromium + Playwright): a new participant's first day, and pages that fit.
 
 Register, download the phase's image ids from the challenge page, build a results file from them,
-upload it (the first upload succeeds), see the entry ranked, upload a second entry, choose which
-one represents the team, edit an entry's name and description, withdraw one. The leaderboard and the drill-down must fit a 1280x800
-window without horizontal page scrolling. Screenshots go to ``artifacts/`` at the repository root.
+upload it (the first upload succeeds), see the entry ranked, upload a second entry, edit an entry's
+name and description, choose which one represents the team, withdraw one. The leaderboard and the
+drill-down must fit a 1280x800 window without horizontal page scrolling. Screenshots go to
+``artifacts/`` at the repository root.
 """
 
 from __future__ import annotations
