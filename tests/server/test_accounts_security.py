@@ -192,3 +192,32 @@ def test_password_change_by_cookie_needs_the_csrf_header_and_is_throttled(tmp_pa
     assert codes[:10] == [403] * 10 and codes[10] == 429
     server.client.close()
     server.db.dispose()
+
+
+def test_register_and_login_forms_keep_what_was_typed_except_passwords(server):
+    browser = server.client
+    html = {"accept": "text/html"}
+    token = csrf_token(browser, "/register")
+    typed = {
+        "username": 'zoe"><script>x</script>',
+        "password": "short",
+        "team": "Zoe's team",
+        "team_code": "",
+        "invite_code": "inv-123",
+        "csrf_token": token,
+    }
+    r = browser.post("/register", data=typed, headers=html)
+    assert r.status_code == 400 and "username must be" in r.text
+    assert 'value="zoe&#34;&gt;&lt;script&gt;x&lt;/script&gt;"' in r.text and "<script>x" not in r.text
+    assert 'id="team" value="Zoe&#39;s team"' in r.text and 'id="invite_code" value="inv-123"' in r.text
+    r = browser.post("/register", data={**typed, "username": "zoe"}, headers=html)
+    assert r.status_code == 400 and "at least 8" in r.text and 'id="username" required' in r.text
+    assert (
+        'value="zoe"' in r.text and 'value="short"' not in r.text and 'id="password" type="password" required' in r.text
+    )
+    server.register("yan")
+    r = browser.post("/register", data={**typed, "username": "YAN", "password": "long-enough-1"}, headers=html)
+    assert r.status_code == 409 and 'value="YAN"' in r.text and "long-enough-1" not in r.text
+    r = browser.post("/login", data={"username": "yan", "password": "wrong-one-1", "csrf_token": token}, headers=html)
+    assert r.status_code == 401 and 'id="username" required autocomplete="username" value="yan"' in r.text
+    assert "wrong-one-1" not in r.text

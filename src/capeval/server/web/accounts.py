@@ -7,6 +7,7 @@ from datetime import timedelta
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
 
 from capeval.server.api.accounts import login, new_password, request_credential
 from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure
@@ -42,15 +43,32 @@ async def _session_redirect(request: Request, ctx: ServerContext, user_id: int) 
     return response
 
 
+#: Register-form fields given back after an error (never the password).
+REGISTER_KEPT = ("username", "team", "team_code", "invite_code")
+
+
+def _kept(form: FormData, names: tuple[str, ...]) -> dict[str, str]:
+    """What the user typed in ``names``, to show again in the form (empty for a file or an over-long value)."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = form_text(form, name, limit=200)
+        except DomainError:
+            out[name] = ""
+    return out
+
+
 @router.get("/register")
 def register_page(request: Request) -> Response:
-    return render(request, "register.html", error=None)
+    return render(request, "register.html", error=None, state={})
 
 
 @router.post("/register")
 async def register_post(request: Request, ctx: Ctx) -> Response:
+    state: dict[str, str] = {}
     try:
         form = await read_checked_form(request, ctx.settings)
+        state = _kept(form, REGISTER_KEPT)
         user = await run_in_threadpool(
             create_user,
             ctx.db,
@@ -63,19 +81,21 @@ async def register_post(request: Request, ctx: Ctx) -> Response:
     except DomainError as exc:
         from capeval.server.api.errors import status_of
 
-        return render(request, "register.html", status=status_of(exc), error=exc.message, user=None)
+        return render(request, "register.html", status=status_of(exc), error=exc.message, user=None, state=state)
     return await _session_redirect(request, ctx, user.id)
 
 
 @router.get("/login")
 def login_page(request: Request) -> Response:
-    return render(request, "login.html", error=None)
+    return render(request, "login.html", error=None, state={})
 
 
 @router.post("/login")
 async def login_post(request: Request, ctx: Ctx) -> Response:
+    state: dict[str, str] = {}
     try:
         form = await read_checked_form(request, ctx.settings)
+        state = _kept(form, ("username",))
         address = client_address(request, ctx.settings)
         user = await run_in_threadpool(
             login, ctx, form_text(form, "username", limit=200), form_text(form, "password", limit=2000), address
@@ -83,7 +103,7 @@ async def login_post(request: Request, ctx: Ctx) -> Response:
     except DomainError as exc:
         from capeval.server.api.errors import status_of
 
-        return render(request, "login.html", status=status_of(exc), error=exc.message, user=None)
+        return render(request, "login.html", status=status_of(exc), error=exc.message, user=None, state=state)
     return await _session_redirect(request, ctx, user.id)
 
 
