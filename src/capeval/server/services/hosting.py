@@ -20,6 +20,7 @@ from capeval.server.config import parse_utc
 from capeval.server.db import Database
 from capeval.server.domain.errors import Forbidden, InvalidInput, NotFound
 from capeval.server.domain.states import SubmissionState
+from capeval.server.domain.times import human_time
 from capeval.server.domain.visibility import SCORES_VISIBLE_MODES, access
 from capeval.server.models import ApiToken, Challenge, Phase, SiteSetting, Submission, Team, User, utcnow
 from capeval.server.services.audit import audit
@@ -78,7 +79,7 @@ def _moment(field: str, value: object) -> datetime | None:
 
 
 def _show(value: object) -> str:
-    return value.isoformat() if isinstance(value, datetime) else json.dumps(value)
+    return human_time(value) if isinstance(value, datetime) else json.dumps(value)
 
 
 def update_phase(db: Database, actor: User, slug: str, phase_name: str, changes: dict[str, Any]) -> dict[str, str]:

@@ -31,6 +31,7 @@ from capeval.server.domain.errors import (
     UnprocessableResults,
 )
 from capeval.server.domain.states import FREE_STATES, IN_FLIGHT_STATES, JobState, SubmissionState
+from capeval.server.domain.times import human_time
 from capeval.server.domain.visibility import Access, access
 from capeval.server.models import Job, Phase, Result, Submission, Team, UploadFile, User, utcnow
 from capeval.server.services.audit import audit
@@ -159,9 +160,9 @@ def team_quota(db: Database, user: User | None, slug: str) -> dict[str, dict[str
 def check_phase_open(phase: Phase, now: datetime) -> None:
     """Raise :class:`Forbidden` unless the phase accepts submissions now."""
     if phase.starts_at is not None and now < phase.starts_at:
-        raise Forbidden("phase_not_open", f"phase {phase.name!r} opens at {phase.starts_at.isoformat()}")
+        raise Forbidden("phase_not_open", f"phase {phase.name!r} opens at {human_time(phase.starts_at)}")
     if phase.ends_at is not None and now >= phase.ends_at:
-        raise Forbidden("phase_closed", f"phase {phase.name!r} closed at {phase.ends_at.isoformat()}")
+        raise Forbidden("phase_closed", f"phase {phase.name!r} closed at {human_time(phase.ends_at)}")
 
 
 def create_submission(
@@ -235,10 +236,11 @@ def _check_limits(phase: Phase, usage: dict[str, Any]) -> None:
             f"{phase.name!r} (limit {phase.max_in_flight}); wait until one finishes",
         )
     if phase.max_per_day is not None and usage["today"] >= phase.max_per_day:
+        resets = human_time(datetime.fromisoformat(usage["day_resets_at"]))
         raise LimitReached(
             "limit_per_day",
             f"your team has used {usage['today']} of {phase.max_per_day} submissions in phase "
-            f"{phase.name!r} today (UTC); the count resets at {usage['day_resets_at']}",
+            f"{phase.name!r} today (UTC); the count resets at {resets}",
         )
     if phase.max_total is not None and usage["total"] >= phase.max_total:
         raise LimitReached(
