@@ -1,7 +1,8 @@
-"""Every time a page shows reads like ``24 Nov 2026, 18:40 UTC``: no ISO 8601 string (let alone one
+"""Every time a page shows reads like ``24 Nov 2026, 18:40 UTC`` (to the minute): no ISO 8601 string (let alone one
 with microseconds) in the text of any page a participant or a host sees, error pages and form
 messages included. Machine-readable ISO stays where machines read it: the JSON API, ``data-value``
-sort keys, and the host's date inputs (to the second, never microseconds)."""
+sort keys, the host's date inputs (to the second, never microseconds), and ``<code>`` examples of
+the input format."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from .support import HOST_PASSWORD, csrf_token, results_for, split_ids
 
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 MICROSECONDS = re.compile(r"\d{2}:\d{2}:\d{2}\.\d+")
-HUMAN = re.compile(r"\b\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}(:\d{2})? UTC\b")
+HUMAN = re.compile(r"\b\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC\b")
 
 
 class _Visible(HTMLParser):
-    """The text a reader sees, and the values of the visible input fields."""
+    """The text a reader sees (but ``<code>`` syntax examples), and the values of the visible input fields."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -28,7 +29,7 @@ class _Visible(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag in ("script", "style"):
+        if tag in ("script", "style", "code"):
             self._skip += 1
         if tag == "input" and a.get("type") not in ("hidden",) and "hidden" not in a:
             self.inputs.append(a.get("value") or "")
@@ -37,7 +38,7 @@ class _Visible(HTMLParser):
                 self.text.append(a[name])
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style"):
+        if tag in ("script", "style", "code"):
             self._skip -= 1
 
     def handle_data(self, data):
@@ -99,7 +100,7 @@ def test_no_page_shows_a_raw_iso_time(server):
         "/account",
     ]
     shown = {url: _scan(participant, url) for url in pages}
-    assert HUMAN.search(shown["/c/coco-demo"]) and "4 Jul 2031, 12:30:45 UTC" in shown["/c/coco-demo"]
+    assert HUMAN.search(shown["/c/coco-demo"]) and "4 Jul 2031, 12:30 UTC" in shown["/c/coco-demo"]
     assert HUMAN.search(shown["/submissions"]) and HUMAN.search(shown[f"/submissions/{gone}"])
     # Refusals that name a time: the day's limit, a phase not open yet.
     token = csrf_token(participant, "/c/coco-demo/submit")
@@ -113,13 +114,13 @@ def test_no_page_shows_a_raw_iso_time(server):
     text = _scan(
         participant, "/c/coco-demo/submit", method="POST", data={"phase": "test", "csrf_token": token}, files=body
     )
-    assert "opens at 3 Feb 2030, 04:05:06 UTC" in text
+    assert "opens at 3 Feb 2030, 04:05 UTC" in text
     participant.close()
     hosting = TestClient(server.app)
     _login(hosting, "host", HOST_PASSWORD)
     for url in ("/host", f"/submissions/{sid}", "/c/coco-demo?all=1", "/account"):
         text = _scan(hosting, url)
     panel = _scan(hosting, "/host")
-    assert HUMAN.search(panel) and "4 Jul 2031, 12:30:45 UTC" in panel  # the audit log's edit_phase detail
+    assert HUMAN.search(panel) and "4 Jul 2031, 12:30 UTC" in panel  # the audit log's edit_phase detail
     assert 'value="2031-07-04T12:30:45Z"' in hosting.get("/host", headers={"accept": "text/html"}).text
     hosting.close()
