@@ -147,7 +147,7 @@ def test_password_change_needs_the_current_password_and_ends_other_sessions(serv
     r = laptop.post("/account/password", data={**form, "csrf_token": token}, headers=html, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/account?done=password:1:0"
     # This browser stays logged in; the other one is logged out; API tokens keep working.
-    assert "Password changed. 1 other session(s)" in laptop.get("/account?done=password:1:0", headers=html).text
+    assert "1 other session was logged out" in laptop.get("/account?done=password:1:0", headers=html).text
     assert phone.get("/account", headers=html, follow_redirects=False).status_code == 303
     assert server.client.get("/api/v1/me", headers=bearer).status_code == 200
     assert _token(server.client, "erin", "password-123") == 401
