@@ -257,6 +257,10 @@ def test_host_panel_pages_and_filters(server):
     form = {"csrf_token": token, "filters": "team=lab&per_page=5&page=2&evil=https://x.example"}
     r = server.client.post(f"/host/submissions/{mine['alpha'][0]}/hide", data=form, follow_redirects=False)
     assert r.headers["location"] == "/host?done=hide&team=lab&per_page=5&page=2#submissions"
+    # Back from an action that emptied the page the host was on: the last page, not an error.
+    after = server.client.get("/host", headers=html, params={"done": "cancel", "team": "lab", "per_page": 5, "page": 9})
+    assert after.status_code == 200 and "page 2 of 2" in after.text and "6–8 of 8" in after.text
+    assert server.client.get("/host", headers=html, params={"team": "lab", "per_page": 5, "page": 9}).status_code == 400
     form["filters"] = "page=zero"
     r = server.client.post(f"/host/submissions/{mine['alpha'][0]}/restore", data=form, follow_redirects=False)
     assert r.headers["location"] == "/host?done=restore#submissions"

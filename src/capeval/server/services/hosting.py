@@ -338,14 +338,15 @@ class SubmissionFilter:
         return bool(self.team or self.phase or self.status)
 
 
-def host_submissions(db: Database, viewer: User, flt: SubmissionFilter) -> dict[str, Any]:
+def host_submissions(db: Database, viewer: User, flt: SubmissionFilter, *, clamp: bool = False) -> dict[str, Any]:
     """One page of every submission (newest first) that matches ``flt``, for a host: ``{"rows",
     "total", "page", "pages", "first", "last"}`` with 1-based row numbers ``first``..``last``.
 
     Raises:
         Forbidden: not a host.
         NotFound: a phase filter naming no phase.
-        InvalidInput: a page past the last one.
+        InvalidInput: a page past the last one (with ``clamp``, the last page is given instead: after
+            a host action that emptied the page the host was on).
     """
     _require_host(viewer)
     with db.read() as session:
@@ -366,6 +367,8 @@ def host_submissions(db: Database, viewer: User, flt: SubmissionFilter) -> dict[
             query = query.where(Submission.status == flt.status)
         total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
         pages = max(1, -(-total // flt.per_page))
+        if flt.page > pages and clamp:
+            flt = replace(flt, page=pages)
         if flt.page > pages:
             raise InvalidInput(
                 "bad_page", f"page {flt.page} is past the last page: {total} submission(s) make {pages} page(s)"

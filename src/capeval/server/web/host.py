@@ -59,7 +59,10 @@ def _back(form: FormData) -> str:
 @router.get("/host")
 def host_page(request: Request, host: HostUser, ctx: Ctx) -> Response:
     flt = SubmissionFilter.parse(request.query_params)
-    listing = host_submissions(ctx.db, host, flt)
+    # Back from an action (``done``), a page the action emptied shows the last page instead of a 400.
+    listing = host_submissions(ctx.db, host, flt, clamp=bool(request.query_params.get("done")))
+    if listing["page"] != flt.page:
+        flt = SubmissionFilter(flt.team, flt.phase, flt.status, listing["page"], flt.per_page)
     with ctx.db.read() as session:
         phases = [
             f"{c.slug}/{p.name}" for c in session.scalars(select(Challenge).order_by(Challenge.id)) for p in c.phases
