@@ -49,6 +49,8 @@ def test_host_flow(tmp_path):
             form.locator("button[type=submit]").click()
             page.wait_for_selector("#done")
             assert page.locator("#audit-log tbody tr", has_text="edit_phase").count() == 1
+            # The panel fits a 1280 px window too (its wide tables scroll inside their frame).
+            assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
             _shot(page, "1-phase-edited")
             refused = server.submit(token, items)
             assert refused.status_code == 429 and refused.json()["error"] == "limit_total"

@@ -221,3 +221,31 @@ def test_register_and_login_forms_keep_what_was_typed_except_passwords(server):
     r = browser.post("/login", data={"username": "yan", "password": "wrong-one-1", "csrf_token": token}, headers=html)
     assert r.status_code == 401 and 'id="username" required autocomplete="username" value="yan"' in r.text
     assert "wrong-one-1" not in r.text
+
+
+def test_account_page_lists_and_revokes_own_api_tokens(server):
+    mine = server.register("gwen")
+    other = server.register("hugo")
+    browser = server.client
+    _web_login(browser, "gwen", "password-123")
+    html = {"accept": "text/html"}
+    ids = {
+        t["user"]: t["id"] for t in browser.get("/api/v1/tokens", headers={"Authorization": f"Bearer {mine}"}).json()
+    }
+    hugo_id = browser.get("/api/v1/tokens", headers={"Authorization": f"Bearer {other}"}).json()[0]["id"]
+    page = browser.get("/account", headers=html).text
+    assert f'data-token="{ids["gwen"]}"' in page and f'data-token="{hugo_id}"' not in page
+    token = csrf_token(browser, "/account")
+    # Someone else's token: 404, and it keeps working.
+    r = browser.post(f"/account/tokens/{hugo_id}/revoke", data={"csrf_token": token}, headers=html)
+    assert r.status_code == 404
+    assert browser.get("/api/v1/me", headers={"Authorization": f"Bearer {other}"}).status_code == 200
+    r = browser.post(f"/account/tokens/{ids['gwen']}/revoke", data={"csrf_token": token}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/account?done=revoked#tokens"
+    with TestClient(server.app) as script:
+        assert script.get("/api/v1/me", headers={"Authorization": f"Bearer {mine}"}).status_code == 401
+    page = browser.get("/account?done=revoked", headers=html).text
+    assert "Token revoked." in page and "revoked</td>" in page
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    audit = server.client.get("/api/v1/audit", headers=host).json()
+    assert any(a["action"] == "revoke_token" and a["actor"] == "gwen" for a in audit)

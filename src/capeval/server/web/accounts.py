@@ -14,11 +14,15 @@ from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_ad
 from capeval.server.api.deps import (
     Ctx,
     MaybeUser,
+    SubmissionId,
 )
 from capeval.server.api.uploads import form_text, read_checked_form
 from capeval.server.domain.errors import DomainError, InvalidInput
+from capeval.server.models import User
 from capeval.server.services.accounts import create_user, issue_token, revoke_token
 from capeval.server.services.context import ServerContext
+from capeval.server.services.hosting import list_tokens
+from capeval.server.services.hosting import revoke_token as revoke_api_token
 from capeval.server.services.submissions import parse_flag
 from capeval.server.web.templating import render
 
@@ -118,11 +122,30 @@ async def logout(request: Request, ctx: Ctx) -> Response:
     return response
 
 
+def _account(
+    request: Request, ctx: ServerContext, user: User, *, status: int = 200, error: str | None = None
+) -> Response:
+    done = request.query_params.get("done", "") if error is None else ""
+    tokens = [t for t in list_tokens(ctx.db, user) if t["user"] == user.username]
+    return render(request, "account.html", status=status, user=user, error=error, done=done, tokens=tokens)
+
+
 @router.get("/account")
-def account_page(request: Request, user: MaybeUser) -> Response:
+def account_page(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    """The user's account: password change and their API tokens."""
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    return render(request, "account.html", user=user, error=None, done=request.query_params.get("done", ""))
+    return _account(request, ctx, user)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+async def account_revoke(token_id: SubmissionId, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    """Revoke one of the user's own API tokens (audited; others' tokens are a 404)."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    await read_checked_form(request, ctx.settings)
+    await run_in_threadpool(revoke_api_token, ctx.db, user, token_id)
+    return RedirectResponse("/account?done=revoked#tokens", status_code=303)
 
 
 @router.post("/account/password")
@@ -148,6 +171,6 @@ async def password_post(request: Request, ctx: Ctx, user: MaybeUser) -> Response
     except DomainError as exc:
         from capeval.server.api.errors import status_of
 
-        return render(request, "account.html", status=status_of(exc), user=user, error=exc.message, done="")
+        return _account(request, ctx, user, status=status_of(exc), error=exc.message)
     done = f"password:{counts['sessions_revoked']}:{counts['api_tokens_revoked']}"
     return RedirectResponse(f"/account?done={done}", status_code=303)
