@@ -1,7 +1,8 @@
 """Real browser (Debian chromium + Playwright): a host runs the challenge from the host panel.
 
-Edit a phase limit and see it enforced on a participant's upload, hide an entry, revoke a
-participant's API token, close registration, download a participant's file. Screenshots go to ``artifacts/``.
+Edit a phase limit and see it enforced on a participant's upload, hide an entry, filter the
+submission list, revoke a participant's API token, close registration, download a participant's
+file. Screenshots go to ``artifacts/``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def test_host_flow(tmp_path):
             form.locator("button[type=submit]").click()
             page.wait_for_selector("#done")
             assert page.locator("#audit-log tbody tr", has_text="edit_phase").count() == 1
+            # The panel fits a 1280 px window too (its wide tables scroll inside their frame).
+            assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
             _shot(page, "1-phase-edited")
             refused = server.submit(token, items)
             assert refused.status_code == 429 and refused.json()["error"] == "limit_total"
@@ -67,6 +70,21 @@ def test_host_flow(tmp_path):
             assert page.locator(f'tr[data-submission="{first}"] .badge', has_text="hidden").count() == 1
             anonymous = server.client.get("/api/v1/challenges/coco-demo/leaderboard").json()
             assert first not in {e["submission_id"] for s in anonymous["splits"] for e in s["entries"]}
+            # Filter the submission list by team and status; the page links and actions keep the filter.
+            page.fill("#filter-team", "GUS")
+            page.select_option("#filter-status", "finished")
+            page.click("#filter-apply")
+            page.wait_for_selector("#filter-clear")
+            assert "team=GUS" in page.url and "status=finished" in page.url
+            rows = page.locator("#submission-table tbody tr")
+            assert rows.count() == 1 and "team gus" in rows.inner_text()
+            assert "1–1 of 1 matching the filters" in page.locator("#page-summary-top").inner_text()
+            _shot(page, "1b-filtered")
+            page.locator(f'tr[data-submission="{first}"] button.restore').click()
+            page.wait_for_selector("#done")
+            assert "team=GUS" in page.url and page.locator("#submission-table tbody tr").count() == 1
+            page.locator(f'tr[data-submission="{first}"] button.hide').click()
+            page.wait_for_selector("#done")
             # Revoke gus's API token (confirmed in a dialog).
             page.on("dialog", lambda dialog: dialog.accept())
             row = page.locator("#token-table tbody tr", has_text="gus")

@@ -1,9 +1,10 @@
 """Real browser (Debian chromium + Playwright): a new participant's first day, and pages that fit.
 
 Register, download the phase's image ids from the challenge page, build a results file from them,
-upload it (the first upload succeeds), see the entry ranked, upload a second entry, choose which
-one represents the team, withdraw one. The leaderboard and the drill-down must fit a 1280x800
-window without horizontal page scrolling. Screenshots go to ``artifacts/`` at the repository root.
+upload it (the first upload succeeds), see the entry ranked, upload a second entry, edit an entry's
+name and description, choose which one represents the team, withdraw one, change the password. The leaderboard and the
+drill-down must fit a 1280x800 window without horizontal page scrolling. Screenshots go to
+``artifacts/`` at the repository root.
 """
 
 from __future__ import annotations
@@ -71,6 +72,16 @@ def test_participant_flow_and_pages_fit(tmp_path):
                 page.wait_for_selector("#status.status-finished", timeout=60_000)
                 entries[name] = int(page.url.rstrip("/").split("/")[-1])
             _shot(page, "2-submission")
+            # Edit the entry after the upload: a description, a better name, still public.
+            page.goto(f"{live.url}/submissions/{entries['good entry']}")
+            page.click("#edit-link")
+            page.fill("#method_description", "fakecap captions, unchanged")
+            page.fill("#method_name", "good entry (fakecap)")
+            _shot(page, "2b-edit")
+            page.click("#edit-save")
+            page.wait_for_selector("#done")
+            assert "fakecap captions, unchanged" in page.locator("dd.description").inner_text()
+            assert page.locator("#visibility").inner_text().startswith("public")
             # Ranked, one row per team: the better entry represents the team by default.
             page.goto(f"{live.url}/c/coco-demo")
             table = page.locator('table[data-split="val"]')
@@ -112,6 +123,20 @@ def test_participant_flow_and_pages_fit(tmp_path):
             rows = page.locator('table[data-split="val"] tbody tr', has_text="team dana")
             assert rows.count() == 1 and "good entry" in rows.inner_text()
             _shot(page, "7-after-withdraw")
+            # Change the password on the account page (the user name in the header); this browser stays
+            # logged in, the old password stops working.
+            page.click("#nav-account")
+            page.fill("#current_password", "dana-password")
+            page.fill("#new_password", "dana-new-password")
+            page.fill("#new_password2", "dana-new-password")
+            page.click("#password-submit")
+            page.wait_for_selector("#done")
+            assert "Password changed" in page.locator("#done").inner_text()
+            _shot(page, "8-password-changed")
+            page.goto(f"{live.url}/submissions")
+            assert "dana" in page.locator("header").inner_text()
+            old = server.client.post("/api/v1/tokens", json={"username": "dana", "password": "dana-password"})
+            assert old.status_code == 401
             browser.close()
     finally:
         worker.stop_event.set()

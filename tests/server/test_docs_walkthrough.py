@@ -1,12 +1,37 @@
-"""Runs the host walkthrough of docs/server.md (the block after its ``walkthrough`` marker) in an empty
-folder holding reference files, on SQLite and, when ``CAPEVAL_TEST_POSTGRES_URL`` is set, on
-PostgreSQL. The install commands before it (pip, apt, createdb) are not run here: CI installs the
-package itself, and its PostgreSQL is started by ``.ci/run``."""
+"""Runs the host walkthrough of docs/server.md ("From an empty machine to a running challenge").
+
+Two levels:
+
+* ``test_docs_walkthrough_sqlite`` / ``_postgres`` (fast, default suite): the block after the
+  ``walkthrough`` marker, in an empty folder holding reference files, with this checkout on
+  ``PYTHONPATH``; on PostgreSQL when ``CAPEVAL_TEST_POSTGRES_URL`` is set.
+* ``test_docs_from_an_empty_machine`` (slow; CI runs it with ``-m slow`` against the PostgreSQL that
+  ``.ci/run`` starts): every command of the section, in order: the ``install`` block (a new venv in
+  the empty folder, ``pip install``), the walkthrough on SQLite, the ``postgres`` block (role,
+  database, ``pip install`` of the extra, the database URL), and the walkthrough again on
+  PostgreSQL, all in one shell, with the installed package (no ``PYTHONPATH``).
+
+What the test changes in the commands, and why (nothing else is changed):
+
+* ``pip install 'capeval[...]'`` installs this source checkout (``pip install '<checkout>[...]'``),
+  not the release on PyPI: the test checks the code it ships with;
+* port 8000 becomes a free port;
+* ``sudo`` is a stand-in script first on ``PATH``: ``sudo apt-get install PKG...`` checks with
+  ``dpkg-query`` that each package is installed (``.ci/run`` installs them; the test does not run
+  apt, which needs the network and package lists) and fails naming any that is not;
+  ``sudo -u USER CMD...`` runs ``CMD`` as database user ``USER`` (``PGUSER``), since the test
+  server trusts local connections and CI may have no ``sudo``;
+* the PostgreSQL commands reach the test server through ``PGHOST``/``PGPORT`` taken from
+  ``CAPEVAL_TEST_POSTGRES_URL``, and ``@localhost/`` in the documented database URL becomes
+  ``@<that host>:<that port>/``. The role and database the doc creates (``capeval``) are dropped
+  before and after the run: that server is a throwaway test server (the fixtures already reset it).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -19,11 +44,36 @@ from .support import demo_references, postgres_url, reset_postgres, results_for,
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "server.md"
+SECTION = "## From an empty machine to a running challenge"
+
+SUDO_STAND_IN = """#!/bin/sh
+# Stand-in for sudo in the docs test (see tests/server/test_docs_walkthrough.py).
+if [ "$1" = "apt-get" ] && [ "$2" = "install" ]; then
+  shift 2
+  for package in "$@"; do
+    case "$package" in -*) continue ;; esac
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' \\
+      || { echo "docs/server.md names apt package '$package', which is not installed" >&2; exit 1; }
+    echo "apt package $package is installed"
+  done
+  exit 0
+fi
+if [ "$1" = "-u" ]; then
+  user="$2"; shift 2
+  PGUSER="$user" exec "$@"
+fi
+exec "$@"
+"""
+
+
+def _block(marker: str) -> str:
+    """The bash block after ``<!-- marker: ... -->`` in the walkthrough section."""
+    after = DOCS.read_text().split(f"<!-- {marker}:", 1)[1]
+    return after.split("```bash\n", 1)[1].split("\n```", 1)[0]
 
 
 def _walkthrough() -> str:
-    after = DOCS.read_text().split("<!-- walkthrough", 1)[1]
-    return after.split("```bash\n", 1)[1].split("\n```", 1)[0]
+    return _block("walkthrough")
 
 
 def _free_port() -> int:
@@ -32,15 +82,29 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _reference_files(folder: Path) -> list[int]:
+    refs = demo_references()
+    val, test = split_ids()
+    (folder / "references").mkdir()
+    (folder / "references" / "val.json").write_text(json.dumps({str(i): refs[i] for i in val}))
+    (folder / "references" / "test.json").write_text(json.dumps({str(i): refs[i] for i in test}))
+    (folder / "baseline-val.json").write_text(json.dumps(results_for(val)))
+    return val
+
+
+def _check_run(stdout: str, log: str, val: list[int]) -> None:
+    """What one run of the walkthrough block prints and logs."""
+    lines = stdout.strip().split("\n")
+    assert lines[:3] == [str(i) for i in sorted(val)[:3]], stdout
+    registration = json.loads(lines[3])
+    assert registration["mode"] == "invite" and registration["team_size"] == 4 and registration["invite_code"]
+    assert "challenge 'my-challenge' installed" in log and "baseline of my-challenge/val queued" in log
+
+
 def _run(tmp_path: Path, database_url: str | None) -> str:
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
-    refs = demo_references()
-    val, test = split_ids()
-    (tmp_path / "references").mkdir()
-    (tmp_path / "references" / "val.json").write_text(json.dumps({str(i): refs[i] for i in val}))
-    (tmp_path / "references" / "test.json").write_text(json.dumps({str(i): refs[i] for i in test}))
-    (tmp_path / "baseline-val.json").write_text(json.dumps(results_for(val)))
+    val = _reference_files(tmp_path)
     script = _walkthrough().replace("8000", str(_free_port()))
     env = {
         **os.environ,
@@ -55,11 +119,7 @@ def _run(tmp_path: Path, database_url: str | None) -> str:
     )
     log = (tmp_path / "server.log").read_text() if (tmp_path / "server.log").exists() else ""
     assert done.returncode == 0, (done.stdout, done.stderr, log)
-    lines = done.stdout.split("\n")
-    assert lines[:3] == [str(i) for i in sorted(val)[:3]]
-    registration = json.loads(lines[3])
-    assert registration["mode"] == "invite" and registration["team_size"] == 4 and registration["invite_code"]
-    assert "challenge 'my-challenge' installed" in log and "baseline of my-challenge/val queued" in log
+    _check_run(done.stdout, log, val)
     return log
 
 
@@ -77,3 +137,97 @@ def test_docs_walkthrough_postgres(tmp_path):
     reset_postgres(url)
     _run(tmp_path, url)
     assert not (tmp_path / "server-data" / "capeval.db").exists()
+
+
+def test_the_section_is_exactly_three_blocks_all_run():
+    """No command of the section escapes the slow test: it has the three marked blocks and no other."""
+    section = DOCS.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    assert section.count("```bash") == 3
+    for marker in ("install", "walkthrough", "postgres"):
+        assert f"<!-- {marker}: tests/server/test_docs_walkthrough.py runs this block -->\n```bash" in section
+
+
+def _drop_doc_database(admin: dict[str, str]) -> None:
+    for sql in ("DROP DATABASE IF EXISTS capeval", "DROP ROLE IF EXISTS capeval"):
+        subprocess.run(["psql", "-v", "ON_ERROR_STOP=1", "-d", "postgres", "-c", sql], env=admin, check=True)
+
+
+@pytest.mark.slow
+def test_docs_from_an_empty_machine(tmp_path):
+    """Every command of the section, in order, in one shell (see the module docstring for the changes)."""
+    for tool in ("curl", "dpkg-query"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    url = postgres_url()
+    bin_dir = tmp_path / "stand-in-bin"
+    bin_dir.mkdir()
+    (bin_dir / "sudo").write_text(SUDO_STAND_IN)
+    (bin_dir / "sudo").chmod(0o755)
+    work = tmp_path / "host"
+    work.mkdir()
+    val = _reference_files(work)
+    port = str(_free_port())
+    install = re.sub(r"'capeval\[", f"'{ROOT}[", _block("install"))
+    assert str(ROOT) in install
+    walkthrough = _walkthrough().replace("8000", port)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAPEVAL_DATABASE", "PYTHON", "VIRTUAL_ENV", "PG"))}
+    # The interpreter running the tests provides python3 (and pip's cache); the stand-in sudo comes first.
+    env["PATH"] = os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    parts = [
+        install,
+        'test "$(command -v capeval)" = "$PWD/capeval-env/bin/capeval"',
+        "echo '=== sqlite'",
+        walkthrough,
+        "printf '\\n=== end\\n'",  # the last curl prints no newline
+        "mv server.log server-sqlite.log",
+    ]
+    admin: dict[str, str] = {}
+    if url:
+        from sqlalchemy.engine import make_url
+
+        pytest.importorskip("psycopg")
+        reset_postgres(url)
+        parsed = make_url(url)
+        env["PGHOST"] = parsed.host or "127.0.0.1"
+        env["PGPORT"] = str(parsed.port or 5432)
+        if parsed.password:
+            env["PGPASSWORD"] = parsed.password
+        admin = {**env, "PGUSER": parsed.username or "postgres"}
+        _drop_doc_database(admin)
+        postgres = _block("postgres").replace("@localhost/", f"@{env['PGHOST']}:{env['PGPORT']}/")
+        postgres = re.sub(r"'capeval\[", f"'{ROOT}[", postgres)
+        assert str(ROOT) in postgres and f":{env['PGPORT']}/" in postgres
+        parts += [postgres, "echo '=== postgres'", walkthrough, "printf '\\n=== end\\n'"]
+    try:
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", "\n".join(parts)],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        logs = {p.name: p.read_text() for p in work.glob("server*.log")}
+        assert done.returncode == 0, (done.stdout[-4000:], done.stderr[-4000:], logs)
+        out = done.stdout
+        assert "apt package python3-venv is installed" in out and "apt package curl is installed" in out
+        sqlite_out = out.split("=== sqlite\n", 1)[1].split("\n=== end\n", 1)[0]
+        _check_run(sqlite_out, logs["server-sqlite.log"], val)
+        assert (work / "server-data" / "capeval.db").exists()
+        if url:
+            assert "apt package postgresql is installed" in out
+            _check_run(out.split("=== postgres\n", 1)[1].split("\n=== end\n", 1)[0], logs["server.log"], val)
+            # The second run stored its challenge in the database the doc created, owned by its role.
+            query = (
+                "SELECT c.slug, pg_get_userbyid(d.datdba) FROM challenge c, pg_database d WHERE d.datname = 'capeval'"
+            )
+            rows = subprocess.run(
+                ["psql", "-At", "-d", "capeval", "-c", query], env=admin, check=True, capture_output=True, text=True
+            ).stdout.split()
+            assert rows == ["my-challenge|capeval"], rows
+    finally:
+        if admin:
+            _drop_doc_database(admin)
+    if not url:
+        pytest.skip("the SQLite part ran; the PostgreSQL part needs CAPEVAL_TEST_POSTGRES_URL")

@@ -178,3 +178,103 @@ def test_upload_form_keeps_its_state_and_the_quota_after_an_error(server):
     )
     assert "Your team's usage" in r.text
     assert 'id="public" checked' not in r.text  # unticked in the form that failed stays unticked
+
+
+def test_team_edits_its_entry_others_are_refused(server):
+    alice = server.register("alice", team="A")
+    bob = server.register("bob", team="B")
+    sid = _upload(server, alice, method="first name")
+    server.run_jobs()
+    url = f"/api/v1/submissions/{sid}"
+    edit = {"method_name": "  better name ", "method_description": "two\nlines", "public": False}
+    r = server.client.patch(url, headers=_auth(alice), json=edit)
+    assert r.status_code == 200, r.text
+    assert set(r.json()["changed"]) == {"method_name", "method_description", "public"}
+    view = r.json()["submission"]
+    assert (view["method_name"], view["method_description"], view["public"]) == ("better name", "two\nlines", False)
+    # Private now: gone from the public leaderboard, still on the team's.
+    assert sid not in {e["submission_id"] for s in server.client.get(BOARD).json()["splits"] for e in s["entries"]}
+    mine = server.client.get(BOARD, headers=_auth(alice)).json()
+    assert sid in {e["submission_id"] for s in mine["splits"] for e in s["entries"]}
+    # Only the fields sent change; an unchanged value changes nothing and logs nothing.
+    r = server.client.patch(url, headers=_auth(alice), json={"public": True})
+    assert r.json()["changed"] == {"public": "false -> true"} and r.json()["submission"]["method_name"] == "better name"
+    assert server.client.patch(url, headers=_auth(alice), json={"public": True}).json()["changed"] == {}
+    host = _auth(server.host_token())
+    rows = [a for a in server.client.get("/api/v1/audit", headers=host).json() if a["action"] == "edit_entry"]
+    assert len(rows) == 2 and all(a["target"] == f"submission:{sid}" and a["actor"] == "alice" for a in rows)
+    assert '"first name" -> "better name"' in rows[-1]["detail"]
+    # Another team, a host (not the owner) and anonymous visitors cannot edit it; nothing is logged.
+    assert server.client.patch(url, headers=_auth(bob), json={"public": False}).status_code == 404
+    assert server.client.patch(url, headers=host, json={"public": False}).status_code == 404
+    assert server.client.patch(url, json={"public": False}).status_code == 401
+    assert (
+        server.client.patch("/api/v1/submissions/999999", headers=_auth(alice), json={"public": False}).status_code
+        == 404
+    )
+    bad = [
+        {},
+        {"public": None},
+        {"public": "maybe"},
+        {"method_name": 3},
+        {"method_name": "a\nb"},
+        {"method_name": "x" * 201},
+        {"method_description": "bell\x07"},
+        {"method_description": "x" * 5001},
+        {"status": "finished"},
+    ]
+    for body in bad:
+        r = server.client.patch(url, headers=_auth(alice), json=body)
+        assert r.status_code == 400, (body, r.status_code, r.text)
+        assert r.json()["error"] and r.json()["detail"]
+    r = server.client.patch(
+        url,
+        headers=_auth(alice),
+        content=b"[1]",
+    )
+    assert r.status_code == 400
+    rows = [a for a in server.client.get("/api/v1/audit", headers=host).json() if a["action"] == "edit_entry"]
+    assert len(rows) == 2
+    # A withdrawn entry stays as it was.
+    server.client.post(f"/api/v1/submissions/{sid}/withdraw", headers=_auth(alice), json={"confirm": True})
+    r = server.client.patch(url, headers=_auth(alice), json={"method_name": "late"})
+    assert r.status_code == 409 and r.json()["error"] == "withdrawn"
+
+
+def test_edit_page_owner_only_with_csrf(server):
+    from .support import csrf_token
+
+    alice = server.register("alice", team="A")
+    server.register("bob", team="B")
+    sid = _upload(server, alice, method="web name")
+    browser = server.client
+    login = {"username": "bob", "password": "password-123", "csrf_token": csrf_token(browser)}
+    assert browser.post("/login", data=login, follow_redirects=False).status_code == 303
+    html = {"accept": "text/html"}
+    assert browser.get(f"/submissions/{sid}/edit", headers=html).status_code == 404
+    token = csrf_token(browser, "/")
+    form = {"method_name": "stolen", "csrf_token": token}
+    assert browser.post(f"/submissions/{sid}/edit", data=form, headers=html).status_code == 404
+    browser.post("/logout", data={"csrf_token": token})
+    login = {"username": "alice", "password": "password-123", "csrf_token": csrf_token(browser)}
+    assert browser.post("/login", data=login, follow_redirects=False).status_code == 303
+    page = browser.get(f"/submissions/{sid}/edit", headers=html)
+    assert (
+        page.status_code == 200 and 'value="web name"' in page.text and 'id="public" value="yes" checked' in page.text
+    )
+    # Without the CSRF token: refused, nothing changes.
+    r = browser.post(f"/submissions/{sid}/edit", data={"method_name": "forged"}, headers=html)
+    assert r.status_code == 403
+    token = csrf_token(browser, f"/submissions/{sid}/edit")
+    # A bad value: the form comes back with what was typed and the error.
+    r = browser.post(
+        f"/submissions/{sid}/edit", data={"method_name": "x" * 201, "csrf_token": token, "public": "yes"}, headers=html
+    )
+    assert r.status_code == 400 and "at most 200" in r.text and 'value="' + "x" * 201 + '"' in r.text
+    # The box left unticked makes the entry private.
+    form = {"method_name": "edited on the page", "method_description": "desc", "csrf_token": token}
+    r = browser.post(f"/submissions/{sid}/edit", data=form, headers=html, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/submissions/{sid}?done=edited"
+    view = browser.get(f"/api/v1/submissions/{sid}", headers=_auth(alice)).json()
+    assert (view["method_name"], view["method_description"], view["public"]) == ("edited on the page", "desc", False)
+    assert "edited on the page" in browser.get(f"/submissions/{sid}?done=edited", headers=html).text

@@ -445,3 +445,44 @@ def test_a_server_failure_is_an_html_page_for_browsers_and_json_for_api_clients(
     assert api.status_code == 500 and api.json()["error"] == "internal_error"
     client.close()
     server.db.dispose()
+
+
+#: Writes that act on no logged-in identity (they take a username and password themselves).
+NO_SESSION_WRITES = {("POST", "/api/v1/register"), ("POST", "/api/v1/tokens")}
+
+
+def test_every_write_route_refuses_a_logged_in_browser_without_the_csrf_token(tmp_path):
+    """Each form page and each cookie-authenticated API write, listed from the app's routes (so a new
+    route is covered the day it is added), is refused with 403 when the session's token is missing."""
+    import re
+
+    from starlette.routing import Mount
+
+    from .support import HOST_PASSWORD, all_routes, make_server
+
+    srv = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    owner = srv.register("owner")
+    sid = srv.submit(owner, results_for(split_ids()[0])).json()["id"]
+    browser = srv.client
+    login = {"username": "host", "password": HOST_PASSWORD, "csrf_token": csrf_token(browser)}
+    assert browser.post("/login", data=login, follow_redirects=False).status_code == 303
+    values = {"slug": "coco-demo", "phase": "val", "split": "val", "submission_id": str(sid), "token_id": "1"}
+    values["action"] = "hide"
+    checked = 0
+    for route in all_routes(srv.app):
+        if isinstance(route, Mount):
+            continue
+        for method in sorted((route.methods or set()) - {"GET", "HEAD"}):
+            if (method, route.path) in NO_SESSION_WRITES:
+                continue
+            url = re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], route.path)
+            if route.path.startswith("/api/"):
+                r = browser.request(method, url, json={}, headers={"content-type": J})
+            else:
+                r = browser.request(method, url, data={"x": "1"}, follow_redirects=False)
+            assert r.status_code == 403, (method, url, r.status_code, r.text[:200])
+            assert "csrf" in r.text.lower() or "CSRF" in r.text, (method, url, r.text[:200])
+            checked += 1
+    assert checked >= 20
+    srv.client.close()
+    srv.db.dispose()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from fastapi.testclient import TestClient
 
 from .support import results_for, split_ids
 
@@ -176,3 +177,95 @@ def test_uploaded_file_is_kept_and_downloadable(server):
     assert server.client.get(f"/api/v1/submissions/{sid}/file", headers=_auth(other)).status_code == 404
     assert server.client.get(f"/api/v1/submissions/{sid}/file").status_code == 401
     assert any(row["action"] == "download_file" for row in _audit(server))
+
+
+def test_host_panel_pages_and_filters(server):
+    from .support import HOST_PASSWORD, csrf_token
+
+    teams = {"alpha": "Alpha lab", "beta": "BETA lab", "gamma": "gamma lab"}
+    tokens = {u: server.register(u, team=t) for u, t in teams.items()}
+    mine = {u: [_upload(server, tok) for _ in range(3 if u == "alpha" else 2)] for u, tok in tokens.items()}
+    server.run_jobs()
+    extra = _upload(server, tokens["gamma"])  # still queued
+    host = _auth(server.host_token())
+    api = "/api/v1/host/submissions"
+    everything = server.client.get(api, headers=host, params={"per_page": 500}).json()
+    total = everything["total"]
+    baselines = sum(s["baseline"] for s in everything["submissions"])
+    assert total == len(everything["submissions"]) == 8 + baselines
+    ids = [s["id"] for s in everything["submissions"]]
+    assert ids == sorted(ids, reverse=True) and extra == ids[0]
+    # Page boundaries: full pages, then the rest, then nothing past the last page.
+    pages = -(-total // 5)
+    seen = []
+    for page in range(1, pages + 1):
+        r = server.client.get(api, headers=host, params={"per_page": 5, "page": page}).json()
+        assert r["pages"] == pages and r["page"] == page
+        assert len(r["submissions"]) == (5 if page < pages else total - 5 * (pages - 1))
+        seen += [s["id"] for s in r["submissions"]]
+    assert seen == ids
+    r = server.client.get(api, headers=host, params={"per_page": 5, "page": pages + 1})
+    assert r.status_code == 400 and r.json()["error"] == "bad_page" and f"{pages} page(s)" in r.json()["detail"]
+    # Filters: part of a team name in any case, a phase, a status; together.
+    names = lambda r: {s["team"] for s in r.json()["submissions"]}  # noqa: E731
+    assert names(server.client.get(api, headers=host, params={"team": "ALPHA"})) == {"Alpha lab"}
+    assert server.client.get(api, headers=host, params={"team": "Lab"}).json()["total"] == 8
+    assert server.client.get(api, headers=host, params={"team": "%"}).json()["total"] == 0  # no wildcards
+    r = server.client.get(api, headers=host, params={"status": "queued"}).json()
+    assert [s["id"] for s in r["submissions"]] == [extra]
+    r = server.client.get(api, headers=host, params={"phase": "coco-demo/test"}).json()
+    assert r["total"] < total and all(s["phase"] == "test" for s in r["submissions"])
+    r = server.client.get(api, headers=host, params={"phase": "coco-demo/val", "team": "gamma", "status": "finished"})
+    assert [s["id"] for s in r.json()["submissions"]] == sorted(mine["gamma"], reverse=True)
+    # Bad values: a clear 400 (404 for a phase that does not exist), as JSON and as a page; never a 5xx.
+    bad = [
+        {"page": "0"},
+        {"page": "-1"},
+        {"page": "two"},
+        {"page": "1e3"},
+        {"page": "9" * 30},
+        {"page": "٣"},
+        {"per_page": "4"},
+        {"per_page": "501"},
+        {"status": "done"},
+        {"phase": "val"},
+        {"phase": "a/b/c"},
+        {"team": "x" * 201},
+        {"team": "a\x00b"},
+        [("page", "1"), ("page", "2")],
+    ]
+    html = {"accept": "text/html"}
+    login = {"username": "host", "password": HOST_PASSWORD, "csrf_token": csrf_token(server.client)}
+    assert server.client.post("/login", data=login, follow_redirects=False).status_code == 303
+    for params in bad:
+        r = server.client.get(api, headers=host, params=params)
+        assert r.status_code == 400 and r.json()["error"].startswith("bad_"), (params, r.status_code, r.text)
+        page = server.client.get("/host", headers=html, params=params)
+        assert page.status_code == 400 and "<h1>400</h1>" in page.text, (params, page.status_code)
+    r = server.client.get(api, headers=host, params={"phase": "coco-demo/nope"})
+    assert r.status_code == 404 and "coco-demo/nope" in r.json()["detail"]
+    # The panel: one page of rows, links to the other pages keep the filters.
+    page = server.client.get("/host", headers=html, params={"team": "lab", "per_page": 5}).text
+    assert page.count('<tr data-submission="') == 5 and "1–5 of 8 matching the filters" in page
+    assert 'href="/host?team=lab&amp;per_page=5&amp;page=2#submissions"' in page
+    assert 'id="filter-team" value="lab"' in page  # the filter form shows the filter
+    last = server.client.get("/host", headers=html, params={"team": "lab", "per_page": 5, "page": 2}).text
+    assert last.count('<tr data-submission="') == 3 and "6–8 of 8" in last and "page-next" not in last
+    assert 'href="/host?team=lab&amp;per_page=5#submissions"' in last  # back to the first page
+    # A host action returns to the page and filters it came from (re-written, never a raw value).
+    token = csrf_token(server.client, "/host")
+    form = {"csrf_token": token, "filters": "team=lab&per_page=5&page=2&evil=https://x.example"}
+    r = server.client.post(f"/host/submissions/{mine['alpha'][0]}/hide", data=form, follow_redirects=False)
+    assert r.headers["location"] == "/host?done=hide&team=lab&per_page=5&page=2#submissions"
+    # Back from an action that emptied the page the host was on: the last page, not an error.
+    after = server.client.get("/host", headers=html, params={"done": "cancel", "team": "lab", "per_page": 5, "page": 9})
+    assert after.status_code == 200 and "page 2 of 2" in after.text and "6–8 of 8" in after.text
+    assert server.client.get("/host", headers=html, params={"team": "lab", "per_page": 5, "page": 9}).status_code == 400
+    form["filters"] = "page=zero"
+    r = server.client.post(f"/host/submissions/{mine['alpha'][0]}/restore", data=form, follow_redirects=False)
+    assert r.headers["location"] == "/host?done=restore#submissions"
+    # Participants get neither the list nor the panel.
+    assert server.client.get(api, headers=_auth(tokens["alpha"])).status_code == 403
+    with TestClient(server.app) as anonymous:
+        assert anonymous.get(api).status_code == 401
+        assert anonymous.get("/host", headers=html, follow_redirects=False).status_code in (401, 303)

@@ -8,24 +8,34 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from capeval.server.api.csrf import client_address
+from capeval.server.api.csrf import SESSION_COOKIE, client_address
 from capeval.server.api.deps import (
     Ctx,
     CurrentUser,
+    cookie_csrf,
     json_body,
     json_body_schema,
 )
-from capeval.server.api.schemas import Me, RegisterRequest, RegisterResponse, TokenRequest, TokenResponse
-from capeval.server.domain.errors import Unauthenticated
+from capeval.server.api.schemas import (
+    Me,
+    PasswordChange,
+    PasswordChanged,
+    RegisterRequest,
+    RegisterResponse,
+    TokenRequest,
+    TokenResponse,
+)
+from capeval.server.domain.errors import Forbidden, InvalidInput, Unauthenticated
 from capeval.server.models import User, utcnow
-from capeval.server.services.accounts import authenticate, create_user, issue_token
+from capeval.server.services.accounts import authenticate, change_password, create_user, issue_token
 from capeval.server.services.context import ServerContext
 
-__all__ = ["login", "router"]
+__all__ = ["login", "new_password", "request_credential", "router"]
 
 router = APIRouter(prefix="/api/v1", tags=["accounts"])
 RegisterBody = Annotated[RegisterRequest, Depends(json_body(RegisterRequest))]
 TokenBody = Annotated[TokenRequest, Depends(json_body(TokenRequest))]
+PasswordBody = Annotated[PasswordChange, Depends(json_body(PasswordChange))]
 
 
 def login(ctx: ServerContext, username: str, password: str, address: str) -> User:
@@ -37,6 +47,38 @@ def login(ctx: ServerContext, username: str, password: str, address: str) -> Use
         raise Unauthenticated("unauthorized", "wrong username or password")
     ctx.throttle.succeeded(username, address)
     return user
+
+
+def new_password(
+    ctx: ServerContext,
+    user: User,
+    current: str,
+    new: str,
+    address: str,
+    *,
+    keep_token: str | None,
+    revoke_api_tokens: bool = False,
+) -> dict[str, int]:
+    """Change ``user``'s password after checking the current one under the login throttle (a stolen
+    session cannot guess it any faster than the login form)."""
+    ctx.throttle.check(user.username, address)
+    if authenticate(ctx.db, user.username, current) is None:
+        ctx.throttle.failed(user.username, address)
+        raise Forbidden("wrong_password", "the current password is wrong")
+    ctx.throttle.succeeded(user.username, address)
+    if new == current:
+        raise InvalidInput("same_password", "the new password is the current one; choose another")
+    return change_password(ctx.db, user.id, new, keep_token=keep_token, revoke_api_tokens=revoke_api_tokens)
+
+
+def request_credential(request: Request) -> str | None:
+    """The session cookie or bearer token this request authenticated with (kept on a password change)."""
+    auth = getattr(request.state, "auth", None)
+    if auth == "cookie":
+        return request.cookies.get(SESSION_COOKIE)
+    if auth == "bearer":
+        return request.headers.get("authorization", "")[7:].strip()
+    return None
 
 
 @router.post(
@@ -79,3 +121,25 @@ def me(user: CurrentUser) -> Me:
         team_join_code=user.team.join_code if user.team else None,
         host=user.is_host,
     )
+
+
+@router.post(
+    "/password",
+    response_model=PasswordChanged,
+    dependencies=[Depends(cookie_csrf)],
+    openapi_extra=json_body_schema(PasswordChange),
+)
+async def password(request: Request, body: PasswordBody, user: CurrentUser, ctx: Ctx) -> PasswordChanged:
+    """Change your password; body ``{"current_password", "new_password", "revoke_api_tokens"?}``. Ends
+    your other web sessions (and, with ``revoke_api_tokens``, your API tokens but the one in use)."""
+    counts = await run_in_threadpool(
+        new_password,
+        ctx,
+        user,
+        body.current_password,
+        body.new_password,
+        client_address(request, ctx.settings),
+        keep_token=request_credential(request),
+        revoke_api_tokens=body.revoke_api_tokens,
+    )
+    return PasswordChanged(changed=True, **counts)

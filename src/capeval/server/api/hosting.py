@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
 from starlette.concurrency import run_in_threadpool
 
 from capeval.server.api.deps import (
@@ -19,7 +19,9 @@ from capeval.server.api.deps import (
 from capeval.server.api.schemas import PhaseEdit, RegistrationEdit, SplitEdit
 from capeval.server.services.challenges import challenge_summary, get_challenge
 from capeval.server.services.hosting import (
+    SubmissionFilter,
     hide_submission,
+    host_submissions,
     list_tokens,
     read_registration,
     revoke_token,
@@ -112,3 +114,19 @@ async def edit_registration(body: RegistrationBody, host: HostUser, db: Db) -> d
         new_invite_code=bool(fields.get("new_invite_code")),
     )
     return {**updated.public(), "invite_code": updated.invite_code or None}
+
+
+@router.get("/host/submissions")
+def submissions_page(request: Request, host: HostUser, db: Db) -> dict[str, Any]:
+    """Host: every submission, newest first, a page at a time (``page``, ``per_page`` 5..500, default
+    50), filtered by ``team`` (part of the name, any case), ``phase`` (``challenge/phase``) and
+    ``status``; the same list as the host panel."""
+    flt = SubmissionFilter.parse(request.query_params)
+    listing = host_submissions(db, host, flt)
+    return {
+        "total": listing["total"],
+        "page": listing["page"],
+        "pages": listing["pages"],
+        "per_page": flt.per_page,
+        "submissions": listing["rows"],
+    }

@@ -12,11 +12,14 @@ __all__ = [
     "BaselineResult",
     "ChallengeSummary",
     "DryRunResult",
+    "EntryEdit",
     "EntryResult",
     "FailedJob",
     "Health",
     "HostActionResult",
     "Me",
+    "PasswordChange",
+    "PasswordChanged",
     "PhaseEdit",
     "RegisterRequest",
     "RegisterResponse",
@@ -54,6 +57,21 @@ class TokenRequest(_Strict):
     username: str = Field(max_length=200)
     password: str = Field(max_length=1024)
     label: str = Field(default="", max_length=120)
+
+
+class PasswordChange(_Strict):
+    """``POST /api/v1/password``: needs the current password; ends the account's other web sessions."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(max_length=1024)
+    revoke_api_tokens: bool = False
+
+
+class PasswordChanged(BaseModel):
+    changed: bool
+    sessions_revoked: int
+    api_tokens_revoked: int
 
 
 class TokenResponse(BaseModel):
@@ -118,6 +136,15 @@ class WithdrawRequest(_Strict):
     """``POST /api/v1/submissions/{id}/withdraw``: withdrawing cannot be undone, so it must be confirmed."""
 
     confirm: bool = False
+
+
+class EntryEdit(_Strict):
+    """``PATCH /api/v1/submissions/{id}``: the team edits its entry; only the fields sent change."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    method_name: str | None = Field(default=None, max_length=1000)
+    method_description: str | None = Field(default=None, max_length=10_000)
+    public: bool | None = None
 
 
 class EntryResult(BaseModel):

@@ -18,11 +18,13 @@ from capeval.server.api.deps import (
     json_body,
     json_body_schema,
 )
-from capeval.server.api.schemas import AcceptedUpload, DryRunResult, EntryResult, WithdrawRequest
+from capeval.server.api.schemas import AcceptedUpload, DryRunResult, EntryEdit, EntryResult, WithdrawRequest
 from capeval.server.api.uploads import read_upload
+from capeval.server.domain.errors import InvalidInput
 from capeval.server.services.submissions import (
     accept_upload,
     drilldown,
+    edit_submission,
     get_submission,
     list_submissions,
     set_representative,
@@ -35,6 +37,7 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 WithdrawBody = Annotated[WithdrawRequest, Depends(json_body(WithdrawRequest))]
+EditBody = Annotated[EntryEdit, Depends(json_body(EntryEdit))]
 
 UPLOAD_BODY = {
     "requestBody": {
@@ -101,6 +104,24 @@ def submission(submission_id: SubmissionId, user: CurrentUser, db: Db) -> dict[s
     with db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         return submission_view(session, row, acc)
+
+
+@router.patch(
+    "/submissions/{submission_id}",
+    dependencies=[Depends(cookie_csrf)],
+    openapi_extra=json_body_schema(EntryEdit),
+)
+async def edit(submission_id: SubmissionId, body: EditBody, user: CurrentUser, db: Db) -> dict[str, Any]:
+    """Edit your team's entry: ``method_name``, ``method_description``, ``public`` (only the fields
+    sent change; ``null`` is refused). Audited; returns what changed and the entry."""
+    fields = body.model_dump(exclude_unset=True)
+    nulls = sorted(k for k, v in fields.items() if v is None)
+    if nulls:
+        raise InvalidInput("invalid_request", f"{', '.join(nulls)}: null is not a value here; leave the field out")
+    changed = await run_in_threadpool(edit_submission, db, user, submission_id, fields)
+    with db.read() as session:
+        row, acc = get_submission(session, submission_id, user)
+        return {"changed": changed, "submission": submission_view(session, row, acc)}
 
 
 @router.get("/submissions/{submission_id}/file", response_class=Response)

@@ -19,6 +19,7 @@ from capeval.server.services.audit import audit
 __all__ = [
     "LoginThrottle",
     "authenticate",
+    "change_password",
     "create_user",
     "ensure_host",
     "issue_token",
@@ -148,6 +149,48 @@ def authenticate(db: Database, username: str, password: str) -> User | None:
     stored = user.password_hash if user is not None else _DUMMY_HASH
     ok = verify_password(password[:PASSWORD_MAX], stored)
     return user if ok and user is not None else None
+
+
+def change_password(
+    db: Database, user_id: int, new_password: str, *, keep_token: str | None = None, revoke_api_tokens: bool = False
+) -> dict[str, int]:
+    """Set a new password (the caller has checked the current one) and end the user's other web
+    sessions: every session but the one of ``keep_token``; with ``revoke_api_tokens`` every API token
+    too (but ``keep_token``). Audited as ``change_password``.
+
+    Returns:
+        ``{"sessions_revoked": n, "api_tokens_revoked": m}``.
+
+    Raises:
+        InvalidInput: the new password is too short, too long or not text.
+    """
+    _check_password(new_password)
+    password_hash = hash_password(new_password)
+    kept = hash_token(keep_token) if keep_token else None
+    counts = {"sessions_revoked": 0, "api_tokens_revoked": 0}
+    with db.write() as session:
+        user = session.get(User, user_id)
+        if user is None:
+            raise InvalidInput("no_user", "the account no longer exists")
+        user.password_hash = password_hash
+        now = utcnow()
+        kinds = ("session", "api") if revoke_api_tokens else ("session",)
+        live = select(ApiToken).where(
+            ApiToken.user_id == user_id,
+            ApiToken.kind.in_(kinds),
+            ApiToken.revoked.is_(False),
+            ApiToken.expires_at > now,
+        )
+        for token in session.scalars(live):
+            if token.token_hash == kept:
+                continue
+            token.revoked = True
+            counts["sessions_revoked" if token.kind == "session" else "api_tokens_revoked"] += 1
+        detail = (
+            f"{counts['sessions_revoked']} other session(s) ended, {counts['api_tokens_revoked']} API token(s) revoked"
+        )
+        audit(session, user, "change_password", f"user:{user.username}", detail)
+    return counts
 
 
 def issue_token(db: Database, user_id: int, *, kind: str, lifetime: timedelta, label: str = "") -> str:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -17,17 +19,22 @@ from sqlalchemy.orm import Session
 from capeval.server.config import parse_utc
 from capeval.server.db import Database
 from capeval.server.domain.errors import Forbidden, InvalidInput, NotFound
-from capeval.server.domain.visibility import SCORES_VISIBLE_MODES
-from capeval.server.models import ApiToken, SiteSetting, Submission, User, utcnow
+from capeval.server.domain.states import SubmissionState
+from capeval.server.domain.times import human_time
+from capeval.server.domain.visibility import SCORES_VISIBLE_MODES, access
+from capeval.server.models import ApiToken, Challenge, Phase, SiteSetting, Submission, Team, User, utcnow
 from capeval.server.services.audit import audit
 from capeval.server.services.challenges import get_challenge, get_phase
+from capeval.server.services.submissions import submission_view
 
 __all__ = [
     "PHASE_FIELDS",
     "REGISTRATION_MODES",
     "Registration",
+    "SubmissionFilter",
     "check_registration",
     "hide_submission",
+    "host_submissions",
     "list_tokens",
     "read_registration",
     "revoke_token",
@@ -72,7 +79,7 @@ def _moment(field: str, value: object) -> datetime | None:
 
 
 def _show(value: object) -> str:
-    return value.isoformat() if isinstance(value, datetime) else json.dumps(value)
+    return human_time(value) if isinstance(value, datetime) else json.dumps(value)
 
 
 def update_phase(db: Database, actor: User, slug: str, phase_name: str, changes: dict[str, Any]) -> dict[str, str]:
@@ -251,3 +258,129 @@ def check_registration(session: Session, invite_code: str | None, team_id: int |
         members = session.scalar(select(func.count(User.id)).where(User.team_id == team_id)) or 0
         if members >= settings.team_size:
             raise Forbidden("team_full", f"the team already has {members} members (limit {settings.team_size})")
+
+
+#: Rows per page of the host panel's submission list: the default and the bounds a query may ask for.
+PER_PAGE = 50
+PER_PAGE_BOUNDS = (5, 500)
+#: Largest page number a query may ask for (whatever the data, the number is bounded).
+PAGE_MAX = 1_000_000
+_FILTER_FIELDS = ("team", "phase", "status", "per_page", "page")
+_CONTROL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+
+
+def _one(params: Any, name: str) -> str:
+    values = params.getlist(name) if hasattr(params, "getlist") else ([params[name]] if name in params else [])
+    if len(values) > 1:
+        raise InvalidInput(f"bad_{name}", f"{name} is given {len(values)} times; give it once")
+    value = values[0] if values else ""
+    if not isinstance(value, str) or len(value) > 200:
+        raise InvalidInput(f"bad_{name}", f"{name} must be at most 200 characters")
+    if _CONTROL.search(value):
+        raise InvalidInput(f"bad_{name}", f"{name} must not contain control characters")
+    return value.strip()
+
+
+def _whole(name: str, raw: str, low: int, high: int, default: int) -> int:
+    if raw == "":
+        return default
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or not low <= int(raw) <= high:
+        raise InvalidInput(f"bad_{name}", f"{name} must be a whole number from {low} to {high}, got {raw[:40]!r}")
+    return int(raw)
+
+
+@dataclass(frozen=True)
+class SubmissionFilter:
+    """The host panel's submission filters and page, read from a query string and written back into
+    page links (so paging keeps the filters).
+
+    ``team``: part of a team name (case-insensitive); ``phase``: ``challenge-slug/phase``; ``status``:
+    a submission state; ``page`` from 1; ``per_page`` within :data:`PER_PAGE_BOUNDS`.
+    """
+
+    team: str = ""
+    phase: str = ""
+    status: str = ""
+    page: int = 1
+    per_page: int = PER_PAGE
+
+    @classmethod
+    def parse(cls, params: Any) -> SubmissionFilter:
+        """Read the filters from query parameters (a Starlette ``QueryParams`` or a plain mapping).
+
+        Raises:
+            InvalidInput: a repeated, overlong or malformed value, an unknown status, a page or
+                page size out of bounds, a phase not written ``challenge/phase``.
+        """
+        team, phase, status = (_one(params, n) for n in ("team", "phase", "status"))
+        if status and status not in {str(s) for s in SubmissionState}:
+            states = ", ".join(str(s) for s in SubmissionState)
+            raise InvalidInput("bad_status", f"status must be one of {states} (or empty), got {status[:40]!r}")
+        if phase and phase.count("/") != 1:
+            raise InvalidInput("bad_phase", f"phase must be written challenge/phase, got {phase[:80]!r}")
+        page = _whole("page", _one(params, "page"), 1, PAGE_MAX, 1)
+        per_page = _whole("per_page", _one(params, "per_page"), *PER_PAGE_BOUNDS, PER_PAGE)
+        return cls(team=team, phase=phase, status=status, page=page, per_page=per_page)
+
+    def query(self, **change: Any) -> str:
+        """The query string of these filters (defaults left out), with ``change`` applied."""
+        target = replace(self, **change)
+        pairs = [
+            (name, str(getattr(target, name)))
+            for name in _FILTER_FIELDS
+            if getattr(target, name) != getattr(SubmissionFilter, name)
+        ]
+        return urlencode(pairs)
+
+    @property
+    def active(self) -> bool:
+        """Whether any filter (not the paging) narrows the list."""
+        return bool(self.team or self.phase or self.status)
+
+
+def host_submissions(db: Database, viewer: User, flt: SubmissionFilter, *, clamp: bool = False) -> dict[str, Any]:
+    """One page of every submission (newest first) that matches ``flt``, for a host: ``{"rows",
+    "total", "page", "pages", "first", "last"}`` with 1-based row numbers ``first``..``last``.
+
+    Raises:
+        Forbidden: not a host.
+        NotFound: a phase filter naming no phase.
+        InvalidInput: a page past the last one (with ``clamp``, the last page is given instead: after
+            a host action that emptied the page the host was on).
+    """
+    _require_host(viewer)
+    with db.read() as session:
+        query = select(Submission).join(Team, Team.id == Submission.team_id)
+        if flt.phase:
+            slug, name = flt.phase.split("/")
+            phase_id = session.scalar(
+                select(Phase.id)
+                .join(Challenge, Challenge.id == Phase.challenge_id)
+                .where(Challenge.slug == slug, Phase.name == name)
+            )
+            if phase_id is None:
+                raise NotFound("no_phase", f"no phase {flt.phase[:80]!r}; write it challenge/phase")
+            query = query.where(Submission.phase_id == phase_id)
+        if flt.team:
+            query = query.where(func.lower(Team.name).contains(flt.team.lower(), autoescape=True))
+        if flt.status:
+            query = query.where(Submission.status == flt.status)
+        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+        pages = max(1, -(-total // flt.per_page))
+        if flt.page > pages and clamp:
+            flt = replace(flt, page=pages)
+        if flt.page > pages:
+            raise InvalidInput(
+                "bad_page", f"page {flt.page} is past the last page: {total} submission(s) make {pages} page(s)"
+            )
+        offset = (flt.page - 1) * flt.per_page
+        rows = session.scalars(query.order_by(Submission.id.desc()).offset(offset).limit(flt.per_page))
+        out = [submission_view(session, s, access(viewer, s, s.phase)) for s in rows]
+    return {
+        "rows": out,
+        "total": total,
+        "page": flt.page,
+        "pages": pages,
+        "first": offset + 1 if out else 0,
+        "last": offset + len(out),
+    }

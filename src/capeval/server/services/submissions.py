@@ -31,6 +31,7 @@ from capeval.server.domain.errors import (
     UnprocessableResults,
 )
 from capeval.server.domain.states import FREE_STATES, IN_FLIGHT_STATES, JobState, SubmissionState
+from capeval.server.domain.times import human_time
 from capeval.server.domain.visibility import Access, access
 from capeval.server.models import Job, Phase, Result, Submission, Team, UploadFile, User, utcnow
 from capeval.server.services.audit import audit
@@ -45,6 +46,7 @@ __all__ = [
     "check_phase_open",
     "create_submission",
     "drilldown",
+    "edit_submission",
     "get_submission",
     "list_submissions",
     "quota_usage",
@@ -158,9 +160,9 @@ def team_quota(db: Database, user: User | None, slug: str) -> dict[str, dict[str
 def check_phase_open(phase: Phase, now: datetime) -> None:
     """Raise :class:`Forbidden` unless the phase accepts submissions now."""
     if phase.starts_at is not None and now < phase.starts_at:
-        raise Forbidden("phase_not_open", f"phase {phase.name!r} opens at {phase.starts_at.isoformat()}")
+        raise Forbidden("phase_not_open", f"phase {phase.name!r} opens at {human_time(phase.starts_at)}")
     if phase.ends_at is not None and now >= phase.ends_at:
-        raise Forbidden("phase_closed", f"phase {phase.name!r} closed at {phase.ends_at.isoformat()}")
+        raise Forbidden("phase_closed", f"phase {phase.name!r} closed at {human_time(phase.ends_at)}")
 
 
 def create_submission(
@@ -234,10 +236,11 @@ def _check_limits(phase: Phase, usage: dict[str, Any]) -> None:
             f"{phase.name!r} (limit {phase.max_in_flight}); wait until one finishes",
         )
     if phase.max_per_day is not None and usage["today"] >= phase.max_per_day:
+        resets = human_time(datetime.fromisoformat(usage["day_resets_at"]))
         raise LimitReached(
             "limit_per_day",
             f"your team has used {usage['today']} of {phase.max_per_day} submissions in phase "
-            f"{phase.name!r} today (UTC); the count resets at {usage['day_resets_at']}",
+            f"{phase.name!r} today (UTC); the count resets at {resets}",
         )
     if phase.max_total is not None and usage["total"] >= phase.max_total:
         raise LimitReached(
@@ -551,6 +554,56 @@ def set_representative(db: Database, actor: User, submission_id: int, flag: bool
         submission.is_representative = flag
         action = "choose_representative" if flag else "unchoose_representative"
         audit(session, actor, action, f"submission:{submission_id}")
+
+
+#: Fields of an entry its team may edit after the upload.
+EDITABLE_FIELDS = ("method_name", "method_description", "public")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return json.dumps(text if len(text) <= limit else text[:limit] + "…", ensure_ascii=False)
+
+
+def edit_submission(db: Database, actor: User, submission_id: int, changes: Mapping[str, object]) -> dict[str, str]:
+    """Change an entry's method name, description or public flag (its own team only; audited as
+    ``edit_entry``). Only the fields given change; returns ``{field: "old -> new"}`` of what changed.
+
+    Raises:
+        InvalidInput: an unknown field, or a value :class:`SubmissionMeta` refuses.
+        NotFound: no such submission of the actor's team (other teams and hosts alike).
+        Conflict: the entry was withdrawn.
+    """
+    unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+    if unknown:
+        raise InvalidInput("bad_field", f"unknown field(s) {unknown[:5]}; editable: {', '.join(EDITABLE_FIELDS)}")
+    if not changes:
+        raise InvalidInput("nothing_to_change", f"send at least one of: {', '.join(EDITABLE_FIELDS)}")
+    with db.write() as session:
+        submission = _own_submission(session, actor, submission_id)
+        if submission.withdrawn_at is not None:
+            raise Conflict("withdrawn", f"submission {submission_id} was withdrawn; it can no longer be edited")
+        current = SubmissionMeta(submission.method_name, submission.method_description, submission.is_public)
+        meta = SubmissionMeta.build(
+            changes.get("method_name", current.method_name),
+            changes.get("method_description", current.method_description),
+            changes.get("public", current.public),
+        )
+        changed: dict[str, str] = {}
+        if meta.method_name != current.method_name:
+            changed["method_name"] = f"{_short(current.method_name)} -> {_short(meta.method_name)}"
+            submission.method_name = meta.method_name
+        if meta.method_description != current.method_description:
+            changed["method_description"] = (
+                f"{len(current.method_description)} -> {len(meta.method_description)} characters"
+            )
+            submission.method_description = meta.method_description
+        if meta.public != current.public:
+            changed["public"] = f"{json.dumps(current.public)} -> {json.dumps(meta.public)}"
+            submission.is_public = meta.public
+        if changed:
+            detail = "; ".join(f"{k}: {v}" for k, v in changed.items())
+            audit(session, actor, "edit_entry", f"submission:{submission_id}", detail)
+        return changed
 
 
 def withdraw_submission(db: Database, actor: User, submission_id: int, *, confirm: bool) -> str:

@@ -1,4 +1,4 @@
-"""Pages: register, log in, log out."""
+"""Pages: register, log in, log out, change the password."""
 
 from __future__ import annotations
 
@@ -7,16 +7,23 @@ from datetime import timedelta
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
 
-from capeval.server.api.accounts import login
+from capeval.server.api.accounts import login, new_password, request_credential
 from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure
 from capeval.server.api.deps import (
     Ctx,
+    MaybeUser,
+    SubmissionId,
 )
 from capeval.server.api.uploads import form_text, read_checked_form
-from capeval.server.domain.errors import DomainError
+from capeval.server.domain.errors import DomainError, InvalidInput
+from capeval.server.models import User
 from capeval.server.services.accounts import create_user, issue_token, revoke_token
 from capeval.server.services.context import ServerContext
+from capeval.server.services.hosting import list_tokens
+from capeval.server.services.hosting import revoke_token as revoke_api_token
+from capeval.server.services.submissions import parse_flag
 from capeval.server.web.templating import render
 
 __all__ = ["router"]
@@ -40,15 +47,32 @@ async def _session_redirect(request: Request, ctx: ServerContext, user_id: int) 
     return response
 
 
+#: Register-form fields given back after an error (never the password).
+REGISTER_KEPT = ("username", "team", "team_code", "invite_code")
+
+
+def _kept(form: FormData, names: tuple[str, ...]) -> dict[str, str]:
+    """What the user typed in ``names``, to show again in the form (empty for a file or an over-long value)."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = form_text(form, name, limit=200)
+        except DomainError:
+            out[name] = ""
+    return out
+
+
 @router.get("/register")
 def register_page(request: Request) -> Response:
-    return render(request, "register.html", error=None)
+    return render(request, "register.html", error=None, state={})
 
 
 @router.post("/register")
 async def register_post(request: Request, ctx: Ctx) -> Response:
+    state: dict[str, str] = {}
     try:
         form = await read_checked_form(request, ctx.settings)
+        state = _kept(form, REGISTER_KEPT)
         user = await run_in_threadpool(
             create_user,
             ctx.db,
@@ -61,19 +85,21 @@ async def register_post(request: Request, ctx: Ctx) -> Response:
     except DomainError as exc:
         from capeval.server.api.errors import status_of
 
-        return render(request, "register.html", status=status_of(exc), error=exc.message, user=None)
+        return render(request, "register.html", status=status_of(exc), error=exc.message, user=None, state=state)
     return await _session_redirect(request, ctx, user.id)
 
 
 @router.get("/login")
 def login_page(request: Request) -> Response:
-    return render(request, "login.html", error=None)
+    return render(request, "login.html", error=None, state={})
 
 
 @router.post("/login")
 async def login_post(request: Request, ctx: Ctx) -> Response:
+    state: dict[str, str] = {}
     try:
         form = await read_checked_form(request, ctx.settings)
+        state = _kept(form, ("username",))
         address = client_address(request, ctx.settings)
         user = await run_in_threadpool(
             login, ctx, form_text(form, "username", limit=200), form_text(form, "password", limit=2000), address
@@ -81,7 +107,7 @@ async def login_post(request: Request, ctx: Ctx) -> Response:
     except DomainError as exc:
         from capeval.server.api.errors import status_of
 
-        return render(request, "login.html", status=status_of(exc), error=exc.message, user=None)
+        return render(request, "login.html", status=status_of(exc), error=exc.message, user=None, state=state)
     return await _session_redirect(request, ctx, user.id)
 
 
@@ -94,3 +120,57 @@ async def logout(request: Request, ctx: Ctx) -> Response:
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response
+
+
+def _account(
+    request: Request, ctx: ServerContext, user: User, *, status: int = 200, error: str | None = None
+) -> Response:
+    done = request.query_params.get("done", "") if error is None else ""
+    tokens = [t for t in list_tokens(ctx.db, user) if t["user"] == user.username]
+    return render(request, "account.html", status=status, user=user, error=error, done=done, tokens=tokens)
+
+
+@router.get("/account")
+def account_page(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    """The user's account: password change and their API tokens."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    return _account(request, ctx, user)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+async def account_revoke(token_id: SubmissionId, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    """Revoke one of the user's own API tokens (audited; others' tokens are a 404)."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    await read_checked_form(request, ctx.settings)
+    await run_in_threadpool(revoke_api_token, ctx.db, user, token_id)
+    return RedirectResponse("/account?done=revoked#tokens", status_code=303)
+
+
+@router.post("/account/password")
+async def password_post(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
+    """Change the password: the current one, the new one twice. Other sessions end; this one stays."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_checked_form(request, ctx.settings)
+    try:
+        new = form_text(form, "new_password", limit=2000)
+        if new != form_text(form, "new_password2", limit=2000):
+            raise InvalidInput("password_mismatch", "the two new passwords differ")
+        counts = await run_in_threadpool(
+            new_password,
+            ctx,
+            user,
+            form_text(form, "current_password", limit=2000),
+            new,
+            client_address(request, ctx.settings),
+            keep_token=request_credential(request),
+            revoke_api_tokens=parse_flag("revoke_api_tokens", form_text(form, "revoke_api_tokens"), default=False),
+        )
+    except DomainError as exc:
+        from capeval.server.api.errors import status_of
+
+        return _account(request, ctx, user, status=status_of(exc), error=exc.message)
+    done = f"password:{counts['sessions_revoked']}:{counts['api_tokens_revoked']}"
+    return RedirectResponse(f"/account?done={done}", status_code=303)

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, QueryParams
 
 from capeval.server.api.deps import (
     Ctx,
@@ -13,14 +14,16 @@ from capeval.server.api.deps import (
     SubmissionId,
 )
 from capeval.server.api.uploads import form_text, read_checked_form
-from capeval.server.domain.errors import NotFound
-from capeval.server.domain.visibility import access
-from capeval.server.models import Challenge, Submission
+from capeval.server.domain.errors import DomainError, NotFound
+from capeval.server.domain.states import SubmissionState
+from capeval.server.models import Challenge
 from capeval.server.services.audit import audit_rows
 from capeval.server.services.challenges import challenge_summary, get_challenge
 from capeval.server.services.hosting import (
     PHASE_FIELDS,
+    SubmissionFilter,
     hide_submission,
+    host_submissions,
     list_tokens,
     read_registration,
     revoke_token,
@@ -34,22 +37,36 @@ from capeval.server.services.submissions import (
     parse_flag,
     rerun_submission,
     set_baseline,
-    submission_view,
 )
 from capeval.server.web.templating import render
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
-#: Submissions listed on the host panel.
-PANEL_LIMIT = 200
+
+
+def _back(form: FormData) -> str:
+    """The panel's query string a host action returns to: the filters and page the host was on,
+    re-read and re-written (never a raw value from the form, so never a redirect elsewhere)."""
+    try:
+        flt = SubmissionFilter.parse(QueryParams(form_text(form, "filters", limit=2000)))
+    except DomainError:
+        return ""
+    query = flt.query()
+    return f"&{query}" if query else ""
 
 
 @router.get("/host")
 def host_page(request: Request, host: HostUser, ctx: Ctx) -> Response:
+    flt = SubmissionFilter.parse(request.query_params)
+    # Back from an action (``done``), a page the action emptied shows the last page instead of a 400.
+    listing = host_submissions(ctx.db, host, flt, clamp=bool(request.query_params.get("done")))
+    if listing["page"] != flt.page:
+        flt = SubmissionFilter(flt.team, flt.phase, flt.status, listing["page"], flt.per_page)
     with ctx.db.read() as session:
-        rows = session.scalars(select(Submission).order_by(Submission.id.desc()).limit(PANEL_LIMIT))
-        subs = [submission_view(session, s, access(host, s, s.phase)) for s in rows]
+        phases = [
+            f"{c.slug}/{p.name}" for c in session.scalars(select(Challenge).order_by(Challenge.id)) for p in c.phases
+        ]
         challenges = [
             challenge_summary(get_challenge(session, slug))
             for slug in session.scalars(select(Challenge.slug).order_by(Challenge.id))
@@ -57,7 +74,10 @@ def host_page(request: Request, host: HostUser, ctx: Ctx) -> Response:
     return render(
         request,
         "host.html",
-        submissions=subs,
+        listing=listing,
+        flt=flt,
+        phases=phases,
+        statuses=[str(s) for s in SubmissionState],
         challenges=challenges,
         registration=read_registration(ctx.db),
         tokens=list_tokens(ctx.db, host),
@@ -76,7 +96,7 @@ async def host_action(
     host: HostUser,
     ctx: Ctx,
 ) -> Response:
-    await read_checked_form(request, ctx.settings)
+    form = await read_checked_form(request, ctx.settings)
     if action == "rerun":
         await run_in_threadpool(
             rerun_submission, ctx.db, host, submission_id, ctx.scorer_version, ctx.settings.max_attempts
@@ -89,7 +109,7 @@ async def host_action(
         await run_in_threadpool(hide_submission, ctx.db, host, submission_id, action == "hide")
     else:
         raise NotFound("unknown_action", f"unknown action {action[:40]!r}")
-    return RedirectResponse(f"/host?done={action}#submissions", status_code=303)
+    return RedirectResponse(f"/host?done={action}{_back(form)}#submissions", status_code=303)
 
 
 @router.post("/host/phases/{slug}/{phase}")

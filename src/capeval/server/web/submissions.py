@@ -14,13 +14,15 @@ from capeval.server.api.deps import (
 )
 from capeval.server.api.errors import status_of
 from capeval.server.api.uploads import check_form_csrf, form_text, read_checked_form, read_form
-from capeval.server.domain.errors import DomainError
+from capeval.server.domain.errors import DomainError, NotFound
+from capeval.server.models import User
 from capeval.server.services.challenges import challenge_summary, get_challenge
 from capeval.server.services.context import ServerContext
 from capeval.server.services.submissions import (
     SubmissionMeta,
     accept_upload,
     drilldown,
+    edit_submission,
     get_submission,
     list_submissions,
     parse_flag,
@@ -178,3 +180,47 @@ async def withdraw_post(request: Request, submission_id: SubmissionId, ctx: Ctx,
     confirm = parse_flag("confirm", form_text(form, "confirm"), default=False)
     await run_in_threadpool(withdraw_submission, ctx.db, user, submission_id, confirm=confirm)
     return RedirectResponse(f"/submissions/{submission_id}?done=withdrawn", status_code=303)
+
+
+def _own_view(ctx: ServerContext, user: User, submission_id: int) -> dict:
+    """The view of one of the user's team's entries; other teams (hosts included) get 404."""
+    with ctx.db.read() as session:
+        row, acc = get_submission(session, submission_id, user)
+        if user.team_id is None or row.team_id != user.team_id:
+            raise NotFound("no_submission", f"no submission {submission_id} of your team")
+        return submission_view(session, row, acc)
+
+
+@router.get("/submissions/{submission_id}/edit")
+def edit_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    """The team edits its entry's method name, description and public flag."""
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    view = _own_view(ctx, user, submission_id)
+    state = {
+        "method_name": view["method_name"],
+        "method_description": view["method_description"],
+        "public": view["public"],
+    }
+    return render(request, "edit.html", s=view, state=state, error=None, user=user)
+
+
+@router.post("/submissions/{submission_id}/edit")
+async def edit_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    form = await read_checked_form(request, ctx.settings)
+    # An unchecked box is not sent: the form always says whether the entry is public.
+    state = {
+        "method_name": form_text(form, "method_name", limit=1000),
+        "method_description": form_text(form, "method_description", limit=10_000),
+        "public": parse_flag("public", form_text(form, "public"), default=False),
+    }
+    try:
+        await run_in_threadpool(edit_submission, ctx.db, user, submission_id, state)
+    except DomainError as exc:
+        if isinstance(exc, NotFound):
+            raise
+        view = await run_in_threadpool(_own_view, ctx, user, submission_id)
+        return render(request, "edit.html", status=status_of(exc), s=view, state=state, error=exc.message, user=user)
+    return RedirectResponse(f"/submissions/{submission_id}?done=edited", status_code=303)

@@ -21,6 +21,7 @@ from capeval.server.api.csrf import (
     csrf_token,
     ensure_presession,
 )
+from capeval.server.domain.times import human_time
 
 __all__ = ["DEFAULT_COLUMNS", "STATIC_DIR", "metric_label", "render", "score", "templates", "when"]
 
@@ -71,8 +72,13 @@ def sort_value(value: object) -> str:
     return repr(float(value))
 
 
+#: The leaderboard rows' ``created_at`` (``2026-11-24 18:40 UTC``), also read by :func:`when`.
+_BOARD_TIME = "%Y-%m-%d %H:%M UTC"
+
+
 def when(value: object) -> str:
-    """An ISO time (or datetime) as ``24 Nov 2026, 18:40 UTC``; empty for ``None``."""
+    """An ISO time, a leaderboard time or a datetime as ``24 Nov 2026, 18:40 UTC``
+    (:func:`~capeval.server.domain.times.human_time`); empty for ``None``."""
     if value is None or value == "":
         return ""
     moment: datetime
@@ -80,17 +86,31 @@ def when(value: object) -> str:
         moment = value
     elif isinstance(value, str):
         try:
-            moment = datetime.fromisoformat(value)
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            return value
+            try:
+                moment = datetime.strptime(value, _BOARD_TIME)
+            except ValueError:
+                return value
     else:
+        return str(value)
+    return human_time(moment)
+
+
+def iso_input(value: object) -> str:
+    """A time for an input field a host edits: ISO 8601 to the second, ``2026-06-30T23:59:59Z``."""
+    if not value:
+        return ""
+    try:
+        moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
         return str(value)
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
-    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    return f"{moment:%Y-%m-%dT%H:%M:%S}Z"
 
 
-templates.env.filters.update(metric=metric_label, score=score, sort_value=sort_value, when=when)
+templates.env.filters.update(metric=metric_label, score=score, sort_value=sort_value, when=when, iso_input=iso_input)
 templates.env.globals.update(default_columns=DEFAULT_COLUMNS)
 
 _NO_USER = object()
