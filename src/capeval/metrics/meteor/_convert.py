@@ -61,7 +61,10 @@ def _grow(a: Any, size: int) -> Any:
     if size <= a.shape[0]:
         return a
     b = np.empty(2 * a.shape[0] + size, dtype=a.dtype)
-    b[: a.shape[0]] = a
+    # element by element: an array slice assignment compiles numba's shape-error formatting,
+    # which takes seconds (the conversion's first run compiles this for three dtypes)
+    for i in range(a.shape[0]):
+        b[i] = a[i]
     return b
 
 

@@ -418,7 +418,10 @@ def _reserve(cand: Any, size: int) -> Any:
     if size <= cand.shape[0]:
         return cand
     bigger = np.empty((max(size, 2 * cand.shape[0]), 5), dtype=np.int64)
-    bigger[: cand.shape[0]] = cand
+    # element by element: an array slice assignment compiles numba's shape-error formatting (seconds)
+    for i in range(cand.shape[0]):
+        for j in range(5):
+            bigger[i, j] = cand[i, j]
     return bigger
 
 
@@ -868,7 +871,8 @@ def meteor_item_stats(
             score = segment_score(row)
             if score > best:
                 best = score
-                result[it, :] = row
+                for j in range(N_STATS):  # not result[it, :] = row (see _reserve)
+                    result[it, j] = row[j]
         st = result[it]
         if math.isnan(best):
             st[:] = math.nan
