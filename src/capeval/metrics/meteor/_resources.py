@@ -286,7 +286,7 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
     data_dir = _data_dir()
     _verify(data_dir / "english.synsets.gz", SYNSETS_SHA256)
     _verify(data_dir / "english.exceptions.gz", EXCEPTIONS_SHA256)
-    logger.info("converting the METEOR paraphrase table once into %s (about 30 s, first use only)", target)
+    logger.info("converting the METEOR paraphrase table once into %s (about 10 s, first use only)", target)
     arrays = _build_paraphrase_arrays(para)
     arrays.update(_build_synonym_arrays(data_dir / "english.synsets.gz"))
     with zipfile.ZipFile(jar) as archive:
@@ -410,6 +410,11 @@ def _parse_exceptions(text: str) -> dict[str, tuple[str, ...]]:
 _LOADED: MeteorData | None = None
 
 
+def cache_dir() -> Path:
+    """The directory of the converted tables (it holds ``manifest.json`` once they are built)."""
+    return cache_root() / f"meteor-v{CACHE_FORMAT}-{PARAPHRASE_SHA256[:16]}"
+
+
 def load_meteor_data() -> MeteorData:
     """Load (building the cache on first use) every METEOR table; memoized per process.
 
@@ -420,7 +425,7 @@ def load_meteor_data() -> MeteorData:
     if _LOADED is not None:
         return _LOADED
     pkg_dir = locate_pycocoevalcap()
-    target = cache_root() / f"meteor-v{CACHE_FORMAT}-{PARAPHRASE_SHA256[:16]}"
+    target = cache_dir()
     para = pkg_dir / "meteor" / "data" / "paraphrase-en.gz"
     if not para.is_file():
         raise MeteorDataError(f"{para} is missing; {_INSTALL_HINT}")
@@ -463,3 +468,7 @@ def load_meteor_data() -> MeteorData:
         source=str(pkg_dir),
     )
     return _LOADED
+
+
+if __name__ == "__main__":  # ``python -m capeval.metrics.meteor._resources``: build the cache (see _firstrun)
+    load_meteor_data()
