@@ -3,7 +3,7 @@
 Both are one-time costs of similar size (the paraphrase-table conversion, about 8 s of CPU, and
 numba's compilation of the aligner, about 12 s). Done one after the other they dominate a new
 user's first run; here the conversion runs in a separate process
-(``python -m capeval.metrics.meteor._resources``, which writes the cache exactly as an in-process
+(a new interpreter calling ``load_meteor_data``, which writes the cache exactly as an in-process
 first use does) while this process compiles the aligner on an empty job with the argument types
 of a real one. Anything unexpected (no interpreter to start, the conversion failing) falls back
 to the in-process conversion, which reports errors as before.
@@ -15,6 +15,7 @@ import logging
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -70,9 +71,13 @@ def compile_kernels() -> None:
 def _start_conversion() -> subprocess.Popen[bytes] | None:
     if not sys.executable or not os.path.exists(sys.executable):
         return None
+    # the same capeval as this process, wherever it was imported from
+    root = str(Path(_resources.__file__).resolve().parents[3])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "capeval.metrics.meteor._resources"],
+            [sys.executable, "-c", "from capeval.metrics.meteor._resources import load_meteor_data as f; f()"],
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -27,6 +27,7 @@ import functools
 import gzip
 import hashlib
 import importlib.util
+import itertools
 import json
 import logging
 import os
@@ -381,11 +382,8 @@ def _record_stats(target: Path, manifest: dict[str, Any]) -> None:
 
 
 def _synset_index(words_text: str) -> dict[str, int]:
-    index: dict[str, int] = {}
-    for i, word in enumerate(words_text.split("\n")):
-        # Java HashMap.put: a repeated word keeps its last synset list.
-        index[word] = i
-    return index
+    # Java HashMap.put: a repeated word keeps its last synset list (as dict() of pairs does).
+    return dict(zip(words_text.split("\n"), itertools.count()))
 
 
 def _parse_prefixes(text: str) -> dict[str, bool]:
@@ -468,7 +466,3 @@ def load_meteor_data() -> MeteorData:
         source=str(pkg_dir),
     )
     return _LOADED
-
-
-if __name__ == "__main__":  # ``python -m capeval.metrics.meteor._resources``: build the cache (see _firstrun)
-    load_meteor_data()
