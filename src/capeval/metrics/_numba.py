@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "MAX_WORDS", "WORD_BITS", "find_gram", "hash_slot", "inline", "jit", "pack_gram"]
+__all__ = ["HAVE_NUMBA", "MAX_WORDS", "WORD_BITS", "find_gram", "hash_slot", "helper", "inline", "jit", "pack_gram"]
 
 try:  # numba is a dependency, but every metric also works without it.
     from numba import njit as _njit
@@ -37,6 +37,18 @@ def jit(func: Any) -> Any:
     """Compile ``func`` with numba (cached, releasing the GIL), or return it unchanged."""
     if HAVE_NUMBA:
         return _njit(cache=True, nogil=True)(func)
+    return func  # pragma: no cover - exercised only without numba
+
+
+def helper(func: Any) -> Any:
+    """Like :func:`jit`, for kernels called only from other compiled kernels.
+
+    Not cached on their own: the cached machine code of every caller already contains them, and
+    caching each one separately would make numba emit (and write) its machine code once more on the
+    first run.
+    """
+    if HAVE_NUMBA:
+        return _njit(nogil=True)(func)
     return func  # pragma: no cover - exercised only without numba
 
 
