@@ -2,7 +2,8 @@
 
 Kernels are written on integer arrays so that they compile with ``@njit(cache=True)``; the
 compiled code is cached next to the module (or in numba's user cache directory), so only the
-first use on a machine pays the compilation. Without numba the metrics use their vectorized
+first use on a machine pays the compilation. Helpers called only from other kernels use
+:func:`helper` instead: their callers' cached code contains them. Without numba the metrics use their vectorized
 paths (same values), or run the kernel as plain Python where no such path exists.
 
 numba's cache is keyed on the file that defines a kernel only: after changing a helper here,
