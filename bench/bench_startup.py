@@ -232,9 +232,11 @@ def main(argv: list[str] | None = None) -> int:
             f"target: first run to the first score <= {TARGET_FIRST_SCORE_S:.0f} s: {first_s:.2f} s, "
             f"{_verdict(first_s, TARGET_FIRST_SCORE_S)}"
         )
+        tree = max(r.tree_peak_mib for r in first)
         print(
-            f"target: first-run peak <= {TARGET_FIRST_PEAK_MIB:.0f} MiB: {peak:.0f} MiB, "
-            f"{_verdict(peak, TARGET_FIRST_PEAK_MIB)}"
+            f"target: first-run peak <= {TARGET_FIRST_PEAK_MIB:.0f} MiB: {peak:.0f} MiB in one process, "
+            f"{_verdict(peak, TARGET_FIRST_PEAK_MIB)}; {tree:.0f} MiB summed over its processes, "
+            f"{_verdict(tree, TARGET_FIRST_PEAK_MIB)}"
         )
     print(f"load average at end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     return 0
