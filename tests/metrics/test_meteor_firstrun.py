@@ -53,3 +53,16 @@ def test_first_use_converts_in_the_background(tmp_path: Path, monkeypatch: pytes
     assert data.paraphrases.phrase_hi.shape[0] > 1_000_000
     assert np.all(np.diff(data.paraphrases.group_offsets[:100]) >= 0)
     monkeypatch.setattr(_resources, "_LOADED", None)
+
+
+def test_no_background_conversion_without_the_official_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CAPEVAL_PYCOCOEVALCAP_DIR", str(tmp_path))  # holds no meteor-1.5.jar
+
+    def started() -> None:
+        raise AssertionError("a conversion was started although the data cannot be found")
+
+    monkeypatch.setattr(_firstrun, "_start_conversion", started)
+    _firstrun.prepare_first_use()  # returns at once: the caller's load reports the problem
+    with pytest.raises(MeteorDataError, match="meteor-1.5.jar"):
+        _resources.locate_pycocoevalcap()

@@ -93,6 +93,10 @@ def prepare_first_use() -> None:
     target = _resources.cache_dir()
     if (target / "manifest.json").is_file() or not _kernel.HAVE_NUMBA:
         return
+    try:
+        _resources.locate_pycocoevalcap()
+    except _resources.MeteorDataError:
+        return  # the caller's load reports it at once, without compiling first
     proc = _start_conversion()
     if proc is None:
         return
