@@ -63,3 +63,34 @@ def test_parser_refuses_malformed_tables(tmp_path: Path) -> None:
         fh.write(b"0.5\na dog\n")
     with pytest.raises(MeteorDataError, match="multiple of 3"):
         _resources._build_paraphrase_arrays(bad)
+
+
+def _small_cache(target: Path) -> None:
+    """A cache directory in the layout ``_build_cache`` writes, without the recorded file stats."""
+    import json
+
+    target.mkdir()
+    np.save(target / "phrase_hi.npy", np.arange(5, dtype=np.uint64))
+    (target / "vocab.txt").write_bytes(b"a\nb")
+    files = {name: _resources._sha256_file(target / name) for name in ("phrase_hi.npy", "vocab.txt")}
+    manifest = {"format": _resources.CACHE_FORMAT, "files": files}
+    (target / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_cache_read_records_stats_and_still_detects_changes(tmp_path: Path) -> None:
+    import json
+    import os
+
+    target = tmp_path / "cache"
+    _small_cache(target)
+    first = _resources._read_cache(target)  # hashed in full, then the file stats are recorded
+    assert list(first["phrase_hi"]) == [0, 1, 2, 3, 4] and first["vocab"] == "a\nb"
+    stats = json.loads((target / "manifest.json").read_text())["stat"]
+    assert stats == {name: _resources._stat_key(target / name) for name in ("phrase_hi.npy", "vocab.txt")}
+    assert _resources._read_cache(target)["vocab"] == "a\nb"  # unchanged: read without hashing
+    # same size, new content: the modification time differs from the recorded one, so it is hashed
+    (target / "vocab.txt").write_bytes(b"a\nc")
+    st = (target / "vocab.txt").stat()
+    os.utime(target / "vocab.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    with pytest.raises(MeteorDataError, match="corrupt"):
+        _resources._read_cache(target)

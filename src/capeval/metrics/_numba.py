@@ -2,7 +2,8 @@
 
 Kernels are written on integer arrays so that they compile with ``@njit(cache=True)``; the
 compiled code is cached next to the module (or in numba's user cache directory), so only the
-first use on a machine pays the compilation. Without numba the metrics use their vectorized
+first use on a machine pays the compilation. Helpers called only from other kernels use
+:func:`helper` instead: their callers' cached code contains them. Without numba the metrics use their vectorized
 paths (same values), or run the kernel as plain Python where no such path exists.
 
 numba's cache is keyed on the file that defines a kernel only: after changing a helper here,
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "MAX_WORDS", "WORD_BITS", "find_gram", "hash_slot", "inline", "jit", "pack_gram"]
+__all__ = ["HAVE_NUMBA", "MAX_WORDS", "WORD_BITS", "find_gram", "hash_slot", "helper", "inline", "jit", "pack_gram"]
 
 try:  # numba is a dependency, but every metric also works without it.
     from numba import njit as _njit
@@ -37,6 +38,18 @@ def jit(func: Any) -> Any:
     """Compile ``func`` with numba (cached, releasing the GIL), or return it unchanged."""
     if HAVE_NUMBA:
         return _njit(cache=True, nogil=True)(func)
+    return func  # pragma: no cover - exercised only without numba
+
+
+def helper(func: Any) -> Any:
+    """Like :func:`jit`, for kernels called only from other compiled kernels.
+
+    Not cached on their own: the cached machine code of every caller already contains them, and
+    caching each one separately would make numba emit (and write) its machine code once more on the
+    first run.
+    """
+    if HAVE_NUMBA:
+        return _njit(nogil=True)(func)
     return func  # pragma: no cover - exercised only without numba
 
 

@@ -170,7 +170,7 @@ _FNV_PRIME = 0x100000001B3
 _PACKED_BYTES = 8
 
 
-@_numba.jit
+@_numba.helper
 def _space_width(data: Any, i: int) -> int:  # pragma: no cover - compiled
     """Bytes of the non-ASCII white-space character starting at ``data[i]``, or 0.
 
@@ -229,7 +229,7 @@ def _split_and_intern(data: Any, split_any: bool) -> Any:  # pragma: no cover - 
     return ids[:n_ids].copy(), word_start[:n_vocab].copy(), word_len[:n_vocab].copy(), lengths[: n_sents + 1].copy()
 
 
-@_numba.jit
+@_numba.helper
 def _scan_words(
     data: Any,
     split_any: bool,

@@ -437,13 +437,18 @@ def _with_case(ranges: list[tuple[int, int]], ignore_case: bool) -> list[tuple[i
     return [(ch, ch) for ch in sorted(chars)]
 
 
-_RULES = [_Rule(spec, action) for spec, action in _RULE_SPECS]
+# The rules are compiled on first use: ordinary captions never leave the fast path, and
+# compiling the 65 patterns would add about 0.15 s to the start of every process.
+_RULES: list[_Rule] | None = None
 _RULES_BY_CHAR: dict[str, list[_Rule]] = {}
 
 
 def _rules_for(char: str) -> list[_Rule]:
+    global _RULES
     rules = _RULES_BY_CHAR.get(char)
     if rules is None:
+        if _RULES is None:  # built whole before it is published (threads may race: same result)
+            _RULES = [_Rule(spec, action) for spec, action in _RULE_SPECS]
         rules = [rule for rule in _RULES if rule.may_start_with(char)]
         _RULES_BY_CHAR[char] = rules
     return rules

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
-from capeval.metrics.meteor import _kernel
+from capeval.metrics.meteor import _firstrun, _kernel
 from capeval.metrics.meteor._batch import segment_tokens
 from capeval.metrics.meteor._normalize import JAVA_TRIM_CHARS, java_trim
 from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
@@ -200,6 +200,7 @@ class METEOR(Metric):
 
     def _tables(self) -> _WordTables:
         if self._words is None:
+            _firstrun.prepare_first_use()  # a new install: convert the tables while the aligner compiles
             self._words = _WordTables(load_meteor_data())
         return self._words
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from capeval.metrics._numba import jit
+from capeval.metrics._numba import helper, jit
 
 __all__ = ["parse_paraphrases"]
 
@@ -26,7 +26,7 @@ TOO_LONG = 2
 TOO_MANY_WORDS = 3
 
 
-@jit
+@helper
 def _token_id(buf: Any, start: int, end: int, slots: Any, tok_start: Any, tok_len: Any, n_tok: int) -> tuple[int, int]:
     """Id of the token ``buf[start:end]`` (1-based) and the new token count."""
     h = np.uint64(14695981039346656037)
@@ -56,12 +56,15 @@ def _token_id(buf: Any, start: int, end: int, slots: Any, tok_start: Any, tok_le
     return n_tok, n_tok
 
 
-@jit
+@helper
 def _grow(a: Any, size: int) -> Any:
     if size <= a.shape[0]:
         return a
     b = np.empty(2 * a.shape[0] + size, dtype=a.dtype)
-    b[: a.shape[0]] = a
+    # element by element: an array slice assignment compiles numba's shape-error formatting,
+    # which takes seconds (the conversion's first run compiles this for three dtypes)
+    for i in range(a.shape[0]):
+        b[i] = a[i]
     return b
 
 

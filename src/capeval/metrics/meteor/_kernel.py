@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from capeval.metrics._numba import HAVE_NUMBA, jit
+from capeval.metrics._numba import HAVE_NUMBA, helper, jit
 
 __all__ = [
     "HAVE_NUMBA",
@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 _jit = jit
+_helper = helper
 
 #: Longest paraphrase phrase in tokens (paraphrase-en.gz).
 MAX_PHRASE = 7
@@ -68,7 +69,7 @@ _KEY_DIST = 1 << 22
 N_STATS = 23
 
 
-@_jit
+@_helper
 def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a: int, b: int) -> int:
     """First index in ``[a, b)`` whose (hi, lo) key is not below ``(hi, lo)`` (``b`` if none)."""
     while a < b:
@@ -81,7 +82,7 @@ def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a
     return a
 
 
-@_jit
+@_helper
 def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any) -> Any:
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
@@ -171,7 +172,7 @@ def segment_score(st: Any) -> float:
     return float(max(score, 0.0))
 
 
-@_jit
+@_helper
 def _ieee_div(a: float, b: float) -> float:
     # Java double division: x/0 is +-inf, 0/0 and nan operands give nan.
     if b == 0.0:
@@ -181,7 +182,7 @@ def _ieee_div(a: float, b: float) -> float:
     return a / b
 
 
-@_jit
+@_helper
 def _synonym_overlap(a: int, b: int, syn_off: Any, syn_ids: Any) -> bool:
     i = syn_off[a]
     i_end = syn_off[a + 1]
@@ -199,7 +200,7 @@ def _synonym_overlap(a: int, b: int, syn_off: Any, syn_ids: Any) -> bool:
     return False
 
 
-@_jit
+@_helper
 def _synonym_table(hyp: Any, syn_off: Any, syn_ids: Any) -> Any:
     """Sorted distinct synset ids of a hypothesis (<= 64 words), each with a bit mask of its positions."""
     nh = hyp.shape[0]
@@ -227,7 +228,7 @@ def _synonym_table(hyp: Any, syn_off: Any, syn_ids: Any) -> Any:
     return uniq[:m], masks[:m]
 
 
-@_jit
+@_helper
 def _synonym_mask(b: int, syn_off: Any, syn_ids: Any, table_ids: Any, table_masks: Any) -> np.uint64:
     """OR of the position masks of every synset of word ``b`` found in a hypothesis table."""
     mask = np.uint64(0)
@@ -249,7 +250,7 @@ def _synonym_mask(b: int, syn_off: Any, syn_ids: Any, table_ids: Any, table_mask
     return mask
 
 
-@_jit
+@_helper
 def _less(m_a: int, c_a: int, d_a: int, m_b: int, c_b: int, d_b: int) -> bool:
     # PARTIAL_COMPARE_TOTAL: more weighted matches, then fewer chunks, then less distance.
     if m_a != m_b:
@@ -259,17 +260,17 @@ def _less(m_a: int, c_a: int, d_a: int, m_b: int, c_b: int, d_b: int) -> bool:
     return d_a < d_b
 
 
-@_jit
+@_helper
 def _set_bit(bits: Any, row: int, k: int) -> None:
     bits[row, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
 
 
-@_jit
+@_helper
 def _get_bit(bits: Any, row: int, k: int) -> bool:
     return bool((bits[row, k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0)
 
 
-@_jit
+@_helper
 def _stable_order_general(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, order: Any, tmp: Any) -> Any:
     """Positions 0..n-1 of ``rows`` stably sorted by the path comparator (bottom-up merge sort).
 
@@ -312,7 +313,7 @@ def _stable_order_general(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist
     return order
 
 
-@_jit
+@_helper
 def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, order: Any, tmp: Any) -> Any:
     """Positions 0..n-1 of ``rows`` stably sorted by the path comparator.
 
@@ -368,7 +369,7 @@ def _stable_order(n: int, rows: Any, m1: Any, m2: Any, chunks: Any, dist: Any, o
     return order
 
 
-@_jit
+@_helper
 def _para_entries(ng: Any, group_off: Any, group_dst: Any, group_dlen: Any) -> Any:
     """Paraphrase entries ``(pos, len, paraphrase id, paraphrase len)`` of one sentence.
 
@@ -395,34 +396,37 @@ def _para_entries(ng: Any, group_off: Any, group_dst: Any, group_dlen: Any) -> A
     return ent
 
 
-@_jit
+@_helper
 def _bit_slot(value: int) -> int:
     return int((np.uint64(value) * np.uint64(_BITS_MULT)) >> np.uint64(20)) & (_BITS_WORDS * 64 - 1)
 
 
-@_jit
+@_helper
 def _bit_set(bits: Any, value: int) -> None:
     slot = _bit_slot(value)
     bits[slot >> 6] |= np.uint64(1) << np.uint64(slot & 63)
 
 
-@_jit
+@_helper
 def _bit_test(bits: Any, value: int) -> bool:
     slot = _bit_slot(value)
     return bool((bits[slot >> 6] >> np.uint64(slot & 63)) & np.uint64(1) != 0)
 
 
-@_jit
+@_helper
 def _reserve(cand: Any, size: int) -> Any:
     """``cand`` with room for ``size`` rows (grown geometrically when needed)."""
     if size <= cand.shape[0]:
         return cand
     bigger = np.empty((max(size, 2 * cand.shape[0]), 5), dtype=np.int64)
-    bigger[: cand.shape[0]] = cand
+    # element by element: an array slice assignment compiles numba's shape-error formatting (seconds)
+    for i in range(cand.shape[0]):
+        for j in range(5):
+            bigger[i, j] = cand[i, j]
     return bigger
 
 
-@_jit
+@_helper
 def _put(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, module: int) -> None:
     cand[n, 0] = start
     cand[n, 1] = length
@@ -431,7 +435,7 @@ def _put(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, 
     cand[n, 4] = module
 
 
-@_jit
+@_helper
 def _align(
     hyp: Any,
     ref: Any,
@@ -868,7 +872,8 @@ def meteor_item_stats(
             score = segment_score(row)
             if score > best:
                 best = score
-                result[it, :] = row
+                for j in range(N_STATS):  # not result[it, :] = row (see _reserve)
+                    result[it, j] = row[j]
         st = result[it]
         if math.isnan(best):
             st[:] = math.nan

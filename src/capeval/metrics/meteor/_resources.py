@@ -15,15 +15,19 @@ The paraphrase table (5.27 M entries, 62 MB gzip) is converted once into flat nu
 arrays in the user cache directory (``$CAPEVAL_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/capeval``, else ``~/.cache/capeval``). The cache is written to a
 temporary directory and renamed into place, so concurrent first runs are safe; its
-manifest records the SHA-256 of every file, which is verified on load.
+manifest records the SHA-256 of every file, with its size and modification time: a file is
+hashed again on load whenever its size or modification time differs from the recorded ones
+(a cache read-only to this user is simply hashed on every load).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import hashlib
 import importlib.util
+import itertools
 import json
 import logging
 import os
@@ -33,7 +37,7 @@ import zipfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -113,6 +117,12 @@ def cache_root() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "capeval"
+
+
+def _stat_key(path: Path) -> list[int]:
+    """Size and modification time (ns) of ``path``: when both are unchanged, so is the file."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
 
 
 def _sha256_file(path: Path) -> str:
@@ -277,7 +287,7 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
     data_dir = _data_dir()
     _verify(data_dir / "english.synsets.gz", SYNSETS_SHA256)
     _verify(data_dir / "english.exceptions.gz", EXCEPTIONS_SHA256)
-    logger.info("converting the METEOR paraphrase table once into %s (about 30 s, first use only)", target)
+    logger.info("converting the METEOR paraphrase table once into %s (about 10 s, first use only)", target)
     arrays = _build_paraphrase_arrays(para)
     arrays.update(_build_synonym_arrays(data_dir / "english.synsets.gz"))
     with zipfile.ZipFile(jar) as archive:
@@ -311,7 +321,12 @@ def _build_cache(target: Path, pkg_dir: Path) -> None:
                 fname = name + ".npy"
                 np.save(tmp / fname, np.ascontiguousarray(value), allow_pickle=False)
             digests[fname] = _sha256_file(tmp / fname)
-        manifest = {"format": CACHE_FORMAT, "paraphrase_sha256": PARAPHRASE_SHA256, "files": digests}
+        manifest = {
+            "format": CACHE_FORMAT,
+            "paraphrase_sha256": PARAPHRASE_SHA256,
+            "files": digests,
+            "stat": {fname: _stat_key(tmp / fname) for fname in digests},
+        }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
         try:
             os.rename(tmp, target)
@@ -337,21 +352,38 @@ def _read_cache(target: Path) -> dict[str, np.ndarray | str]:
     if manifest.get("format") != CACHE_FORMAT:
         raise MeteorDataError(f"{target}: cache format {manifest.get('format')} != {CACHE_FORMAT}")
     out: dict[str, np.ndarray | str] = {}
+    stats = manifest.get("stat") or {}
+    rehashed = False
     for fname, digest in manifest["files"].items():
         path = target / fname
-        if _sha256_file(path) != digest:
-            raise MeteorDataError(f"{path}: cache file is corrupt (SHA-256 mismatch)")
+        # Hashing the 94 MB would add about 0.1 s to every start: a file whose size and
+        # modification time are the ones recorded after its last full check is not hashed again.
+        if stats.get(fname) != _stat_key(path):
+            if _sha256_file(path) != digest:
+                raise MeteorDataError(f"{path}: cache file is corrupt (SHA-256 mismatch)")
+            rehashed = True
         stem, ext = fname.rsplit(".", 1)
         out[stem] = path.read_bytes().decode("utf-8") if ext == "txt" else np.load(path, mmap_mode="r")
+    if rehashed:
+        _record_stats(target, manifest)
     return out
 
 
+def _record_stats(target: Path, manifest: dict[str, Any]) -> None:
+    """Record the size and modification time of every (just verified) file in the manifest."""
+    manifest = dict(manifest, stat={fname: _stat_key(target / fname) for fname in manifest["files"]})
+    tmp = target / f"manifest.json.tmp-{os.getpid()}"
+    try:
+        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        os.replace(tmp, target / "manifest.json")
+    except OSError:  # a read-only cache: verified by hashing on every load
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
 def _synset_index(words_text: str) -> dict[str, int]:
-    index: dict[str, int] = {}
-    for i, word in enumerate(words_text.split("\n")):
-        # Java HashMap.put: a repeated word keeps its last synset list.
-        index[word] = i
-    return index
+    # Java HashMap.put: a repeated word keeps its last synset list (as dict() of pairs does).
+    return dict(zip(words_text.split("\n"), itertools.count()))
 
 
 def _parse_prefixes(text: str) -> dict[str, bool]:
@@ -376,6 +408,11 @@ def _parse_exceptions(text: str) -> dict[str, tuple[str, ...]]:
 _LOADED: MeteorData | None = None
 
 
+def cache_dir() -> Path:
+    """The directory of the converted tables (it holds ``manifest.json`` once they are built)."""
+    return cache_root() / f"meteor-v{CACHE_FORMAT}-{PARAPHRASE_SHA256[:16]}"
+
+
 def load_meteor_data() -> MeteorData:
     """Load (building the cache on first use) every METEOR table; memoized per process.
 
@@ -386,7 +423,7 @@ def load_meteor_data() -> MeteorData:
     if _LOADED is not None:
         return _LOADED
     pkg_dir = locate_pycocoevalcap()
-    target = cache_root() / f"meteor-v{CACHE_FORMAT}-{PARAPHRASE_SHA256[:16]}"
+    target = cache_dir()
     para = pkg_dir / "meteor" / "data" / "paraphrase-en.gz"
     if not para.is_file():
         raise MeteorDataError(f"{para} is missing; {_INSTALL_HINT}")

@@ -1,0 +1,115 @@
+"""METEOR's first use on a machine: convert the data tables and compile the aligner side by side.
+
+Both are one-time costs of similar size (the paraphrase-table conversion, about 8 s of CPU, and
+numba's compilation of the aligner, about 12 s). Done one after the other they dominate a new
+user's first run; here the conversion runs in a separate process
+(a new interpreter calling ``load_meteor_data``, which writes the cache exactly as an in-process
+first use does) while this process compiles the aligner on an empty job with the argument types
+of a real one. Anything unexpected (no interpreter to start, the conversion failing) falls back
+to the in-process conversion, which reports errors as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from capeval.metrics.meteor import _kernel, _resources
+
+__all__ = ["compile_kernels", "prepare_first_use", "warm_job"]
+
+logger = logging.getLogger("capeval")
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def warm_job() -> tuple[np.ndarray, ...]:
+    """An empty job for :func:`capeval.metrics.meteor._kernel.meteor_item_stats` whose argument
+    types (dtype, layout, read-only flag) are those of the jobs ``METEOR._prepare_job`` builds,
+    so that compiling on it compiles the one specialization real jobs use (tested)."""
+    i64 = np.zeros(0, dtype=np.int64)
+    one = np.zeros(1, dtype=np.int64)
+    return (
+        i64,  # item_hyp
+        one,  # ref_off
+        i64.copy(),  # ref_sent
+        one.copy(),  # sent_off
+        i64.copy(),  # sent_words
+        i64.copy(),  # word_para
+        _readonly(np.zeros(0, dtype=np.uint64)),  # phrase_hi (memory-mapped cache file)
+        _readonly(np.zeros(0, dtype=np.uint64)),  # phrase_lo
+        i64.copy(),  # first_off
+        i64.copy(),  # w_hash
+        i64.copy(),  # w_stem
+        np.zeros(0, dtype=np.uint64),  # w_sig
+        np.zeros(0, dtype=np.bool_),  # w_func
+        one.copy(),  # syn_off
+        np.zeros(0, dtype=np.int32),  # syn_ids
+        _readonly(np.zeros(1, dtype=np.int64)),  # group_off
+        _readonly(np.zeros(0, dtype=np.int32)),  # group_dst
+        _readonly(np.zeros(0, dtype=np.int8)),  # group_dlen
+    )
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) the aligner and the score functions."""
+    if not _kernel.HAVE_NUMBA:
+        return
+    _kernel.meteor_item_stats(*warm_job())
+    _kernel.segment_scores(np.zeros((0, _kernel.N_STATS), dtype=np.float64))
+    _kernel.segment_score(np.zeros(_kernel.N_STATS, dtype=np.float64))
+
+
+def _start_conversion() -> subprocess.Popen[bytes] | None:
+    if not sys.executable or not os.path.exists(sys.executable):
+        return None
+    # the same capeval as this process, wherever it was imported from
+    root = str(Path(_resources.__file__).resolve().parents[3])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", "from capeval.metrics.meteor._resources import load_meteor_data as f; f()"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+
+
+def prepare_first_use() -> None:
+    """Before a process first loads the METEOR tables: if they are not converted yet, convert
+    them in a background process while this one compiles the aligner; then return (the caller
+    loads the tables, converting them itself if the background conversion failed)."""
+    target = _resources.cache_dir()
+    if (target / "manifest.json").is_file() or not _kernel.HAVE_NUMBA:
+        return
+    try:
+        _resources.locate_pycocoevalcap()
+    except _resources.MeteorDataError:
+        return  # the caller's load reports it at once, without compiling first
+    proc = _start_conversion()
+    if proc is None:
+        return
+    logger.info(
+        "converting the METEOR paraphrase table once into %s while the aligner compiles (about 10 s, first use only)",
+        target,
+    )
+    try:
+        compile_kernels()
+        code = proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    if code != 0:
+        logger.debug("background METEOR conversion exited with %s; converting in this process", code)

@@ -1,0 +1,68 @@
+"""METEOR's first use: the background conversion and the aligner compiled on an empty job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from capeval.metrics.meteor import METEOR, _firstrun, _kernel, _resources
+from capeval.metrics.meteor._resources import MeteorDataError, load_meteor_data
+
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture(scope="module")
+def meteor() -> METEOR:
+    try:
+        load_meteor_data()
+    except MeteorDataError as exc:
+        pytest.skip(str(exc))
+    return METEOR(tokenizer="none")
+
+
+def test_warm_job_has_the_argument_types_of_real_jobs(meteor: METEOR) -> None:
+    real = meteor._prepare_job(["a dog runs on the grass"], [["a dog is running", "the cat sleeps"]])
+    warm = _firstrun.warm_job()
+    assert [numba.typeof(a) for a in warm] == [numba.typeof(a) for a in real]
+    assert _kernel.meteor_item_stats(*warm).shape == (0, _kernel.N_STATS)
+
+
+def test_compiling_on_the_warm_job_covers_scoring(meteor: METEOR) -> None:
+    _firstrun.compile_kernels()
+    before = {f: len(f.signatures) for f in (_kernel.meteor_item_stats, _kernel.segment_scores, _kernel.segment_score)}
+    result = meteor.score_tokenized(candidates=["a dog runs"], references=[["a dog is running"]])
+    assert 0.0 < result.score < 1.0
+    after = {f: len(f.signatures) for f in before}
+    assert after == before  # nothing new was compiled
+
+
+@pytest.mark.slow
+def test_first_use_converts_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        _resources.locate_pycocoevalcap()
+    except MeteorDataError as exc:
+        pytest.skip(str(exc))
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_resources, "_LOADED", None)
+    assert not (_resources.cache_dir() / "manifest.json").exists()
+    _firstrun.prepare_first_use()
+    assert (_resources.cache_dir() / "manifest.json").is_file()  # written by the background process
+    data = load_meteor_data()
+    assert data.paraphrases.phrase_hi.shape[0] > 1_000_000
+    assert np.all(np.diff(data.paraphrases.group_offsets[:100]) >= 0)
+    monkeypatch.setattr(_resources, "_LOADED", None)
+
+
+def test_no_background_conversion_without_the_official_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CAPEVAL_PYCOCOEVALCAP_DIR", str(tmp_path))  # holds no meteor-1.5.jar
+
+    def started() -> None:
+        raise AssertionError("a conversion was started although the data cannot be found")
+
+    monkeypatch.setattr(_firstrun, "_start_conversion", started)
+    _firstrun.prepare_first_use()  # returns at once: the caller's load reports the problem
+    with pytest.raises(MeteorDataError, match="meteor-1.5.jar"):
+        _resources.locate_pycocoevalcap()
