@@ -432,6 +432,329 @@ def _put(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, 
 
 
 @_jit
+def _fill_stats(
+    hyp: Any,
+    ref: Any,
+    match: Any,
+    c_start: Any,
+    c_len: Any,
+    c_mstart: Any,
+    c_mlen: Any,
+    c_mod: Any,
+    w_func: Any,
+    out: Any,
+) -> None:
+    """The 23 statistics of an alignment (``match[j]``: candidate chosen at reference position j, or -1).
+
+    Chunks are recounted from the matches (``Aligner.getCountAndChunks``).
+    """
+    nh = hyp.shape[0]
+    nr = ref.shape[0]
+    for k in range(N_STATS):
+        out[k] = 0.0
+    out[0] = nh
+    out[1] = nr
+    for i in range(nh):
+        if w_func[hyp[i]]:
+            out[2] += 1
+    for j in range(nr):
+        if w_func[ref[j]]:
+            out[3] += 1
+    j = 0
+    chunks = 0
+    last = -1
+    while j < nr:
+        c = match[j]
+        if c < 0:
+            if last != -1:
+                chunks += 1
+                last = -1
+            j += 1
+            continue
+        base = 4 + 4 * c_mod[c]
+        for k in range(c_mlen[c]):
+            if w_func[hyp[c_mstart[c] + k]]:
+                out[base + 2] += 1
+            else:
+                out[base] += 1
+        for k in range(c_len[c]):
+            if w_func[ref[c_start[c] + k]]:
+                out[base + 3] += 1
+            else:
+                out[base + 1] += 1
+        out[21] += c_mlen[c]
+        out[22] += c_len[c]
+        if last != -1 and c_mstart[c] != last:
+            chunks += 1
+        j = c_start[c] + c_len[c]
+        last = c_mstart[c] + c_mlen[c]
+    if last != -1:
+        chunks += 1
+    out[20] = chunks
+
+
+@_jit
+def _span_mask(start: int, length: int) -> np.uint64:
+    """Bits ``start .. start + length - 1`` (within 64)."""
+    if length >= 64:
+        return ~np.uint64(0)
+    return ((np.uint64(1) << np.uint64(length)) - np.uint64(1)) << np.uint64(start)
+
+
+@_jit
+def _sort_keys(n: int, keys: Any, base: int, order: Any, tmp: Any) -> None:
+    """``order[:n]``: positions 0..n-1 stably sorted by ``keys[base + k]`` (insertion or merge sort)."""
+    if n <= 24:
+        for k in range(n):
+            key = keys[base + k]
+            i = k
+            while i > 0 and keys[base + order[i - 1]] > key:
+                order[i] = order[i - 1]
+                i -= 1
+            order[i] = k
+        return
+    for k in range(n):
+        order[k] = k
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            if mid >= hi or keys[base + order[mid - 1]] <= keys[base + order[mid]]:
+                for k in range(lo, hi):
+                    tmp[k] = order[k]
+                lo = hi
+                continue
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                if keys[base + order[j]] < keys[base + order[i]]:
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+            lo = hi
+        for k in range(n):
+            order[k] = tmp[k]
+        width *= 2
+
+
+#: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance.
+_SMALL_DIST = 1 << 48
+
+
+@_jit
+def _small_key(m1: int, m2: int, chunks: int, dist: int) -> int:
+    return ((255 - (m1 + m2)) << 55) | (chunks << 48) | dist
+
+
+@_jit
+def _search_small(
+    nh: int,
+    nr: int,
+    n: int,
+    pos_off: Any,
+    c_start: Any,
+    c_len: Any,
+    c_mstart: Any,
+    c_mlen: Any,
+    c_mod: Any,
+    cov1: Any,
+    cov2: Any,
+    ws_f: Any,
+    ws_u: Any,
+    ws_log: Any,
+    ws_mask: Any,
+    match: Any,
+) -> int:
+    """The beam search of :func:`_align` for segments of at most 64 words; ``match[:nr]`` is the result.
+
+    The same search, step for step, with every path reduced to a few numbers: the used-word
+    flags are two 64-bit masks, and the matches a path chose are a chain in an append-only log
+    (a path's matches are only read back for the winner; during the search only the definite
+    matches, shared by all paths, are looked up).
+
+    Returns:
+        1 when done; 0 beyond the work limits (as the general search); -1 when the path keys do
+        not fit (the caller runs the general search instead).
+    """
+    max_cands = 0
+    for j in range(nr):
+        max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
+    pool = BEAM_SIZE * (max_cands + 1) + 1
+    if pool > _WS_POOL:
+        work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
+        if work > MAX_SEARCH_WORK:
+            return 0
+    cap = ws_f.shape[1] >> 1
+    if pool > cap:
+        cap = pool
+        ws_f = np.empty((8, 2 * cap), dtype=np.int64)
+        ws_u = np.empty((2, 2 * cap), dtype=np.uint64)
+    n_log_max = nr * BEAM_SIZE * max_cands + 1
+    if n_log_max > ws_log.shape[1]:
+        ws_log = np.empty((3, n_log_max), dtype=np.int64)
+    if n > ws_mask.shape[1]:
+        ws_mask = np.empty((2, n), dtype=np.uint64)
+    f_m1 = ws_f[0]
+    f_m2 = ws_f[1]
+    f_ch = ws_f[2]
+    f_idx = ws_f[3]
+    f_last = ws_f[4]
+    f_dist = ws_f[5]
+    f_node = ws_f[6]
+    f_key = ws_f[7]
+    f_u1 = ws_u[0]
+    f_u2 = ws_u[1]
+    log_prev = ws_log[0]
+    log_pos = ws_log[1]
+    log_c = ws_log[2]
+    mk1 = ws_mask[0]
+    mk2 = ws_mask[1]
+    for c in range(n):
+        mk1[c] = _span_mask(c_mstart[c], c_mlen[c])
+        mk2[c] = _span_mask(c_start[c], c_len[c])
+    # definite matches (one candidate, covering words no other candidate covers)
+    u1 = np.uint64(0)
+    u2 = np.uint64(0)
+    for j in range(nr):
+        match[j] = -1
+        if pos_off[j + 1] - pos_off[j] == 1:
+            c = pos_off[j]
+            overlap = False
+            for k in range(c_len[c]):
+                if cov2[j + k] != 1:
+                    overlap = True
+            for k in range(c_mlen[c]):
+                if cov1[c_mstart[c] + k] != 1:
+                    overlap = True
+            if not overlap:
+                match[j] = c
+                u1 |= mk1[c]
+                u2 |= mk2[c]
+    order = np.empty(pool, dtype=np.int64)
+    tmp = np.empty(pool, dtype=np.int64)
+    n_log = 0
+    nxt = 0
+    f_m1[0] = 0
+    f_m2[0] = 0
+    f_ch[0] = 0
+    f_idx[0] = 0
+    f_last[0] = -1
+    f_dist[0] = 0
+    f_node[0] = -1
+    f_u1[0] = u1
+    f_u2[0] = u2
+    n_next = 1
+    for cur in range(nr + 1):
+        pb = nxt
+        n_paths = n_next
+        nxt = cap - pb
+        for k in range(n_paths):
+            p = pb + k
+            if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
+                return -1
+            f_key[p] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
+        _sort_keys(n_paths, f_key, pb, order, tmp)
+        n_next = 0
+        for rank in range(min(BEAM_SIZE, n_paths)):
+            p = pb + order[rank]
+            if cur == nr:
+                if f_last[p] != -1:
+                    f_ch[p] += 1
+            elif (f_u2[p] >> np.uint64(cur)) & np.uint64(1) != 0:
+                if cur >= f_idx[p]:
+                    c = match[f_idx[p]]
+                    if c < 0:
+                        continue  # the path is dropped
+                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
+                    f_m1[p] = int(f_m1[p] + c_mlen[c] * w)
+                    f_m2[p] = int(f_m2[p] + c_len[c] * w)
+                    if f_last[p] != -1 and c_mstart[c] != f_last[p]:
+                        f_ch[p] += 1
+                    f_idx[p] = c_start[c] + c_len[c]
+                    f_last[p] = c_mstart[c] + c_mlen[c]
+                    f_dist[p] += abs(c_start[c] - c_mstart[c])
+            else:
+                pu1 = f_u1[p]
+                pu2 = f_u2[p]
+                for c in range(pos_off[cur], pos_off[cur + 1]):
+                    if (pu1 & mk1[c]) | (pu2 & mk2[c]) != np.uint64(0):
+                        continue
+                    q = nxt + n_next
+                    n_next += 1
+                    f_u1[q] = pu1 | mk1[c]
+                    f_u2[q] = pu2 | mk2[c]
+                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
+                    f_m1[q] = int(f_m1[p] + c_mlen[c] * w)
+                    f_m2[q] = int(f_m2[p] + c_len[c] * w)
+                    f_ch[q] = f_ch[p]
+                    if f_last[p] != -1 and c_mstart[c] != f_last[p]:
+                        f_ch[q] += 1
+                    f_idx[q] = c_start[c] + c_len[c]
+                    f_last[q] = c_mstart[c] + c_mlen[c]
+                    f_dist[q] = f_dist[p]
+                    f_node[q] = n_log
+                    log_prev[n_log] = f_node[p]
+                    log_pos[n_log] = cur
+                    log_c[n_log] = c
+                    n_log += 1
+                    # METEOR 1.5 adds the distance to the parent path, not to the new one.
+                    f_dist[p] += abs(c_start[c] - c_mstart[c])
+                if f_last[p] != -1:
+                    f_ch[p] += 1
+                    f_last[p] = -1
+                f_idx[p] += 1
+            q = nxt + n_next
+            n_next += 1
+            f_m1[q] = f_m1[p]
+            f_m2[q] = f_m2[p]
+            f_ch[q] = f_ch[p]
+            f_idx[q] = f_idx[p]
+            f_last[q] = f_last[p]
+            f_dist[q] = f_dist[p]
+            f_node[q] = f_node[p]
+            f_u1[q] = f_u1[p]
+            f_u2[q] = f_u2[p]
+        if n_next == 0:
+            # Java re-queues the best path of the previous step (unchanged: every path was dropped).
+            p = pb + order[0]
+            f_m1[nxt] = f_m1[p]
+            f_m2[nxt] = f_m2[p]
+            f_ch[nxt] = f_ch[p]
+            f_idx[nxt] = f_idx[p]
+            f_last[nxt] = f_last[p]
+            f_dist[nxt] = f_dist[p]
+            f_node[nxt] = f_node[p]
+            f_u1[nxt] = f_u1[p]
+            f_u2[nxt] = f_u2[p]
+            n_next = 1
+    for k in range(n_next):
+        p = nxt + k
+        if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
+            return -1
+        f_key[p] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
+    _sort_keys(n_next, f_key, nxt, order, tmp)
+    node = f_node[nxt + order[0]]
+    while node >= 0:
+        match[log_pos[node]] = log_c[node]
+        node = log_prev[node]
+    return 1
+
+
+@_jit
 def _align(
     hyp: Any,
     ref: Any,
@@ -458,6 +781,10 @@ def _align(
     ws_scal: Any,
     ws_cand: Any,
     ws_pos: Any,
+    ws_f: Any,
+    ws_u: Any,
+    ws_log: Any,
+    ws_mask: Any,
     out: Any,
 ) -> bool:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
@@ -565,6 +892,19 @@ def _align(
             cov1[c_mstart[c] + k] += 1
         for k in range(c_len[c]):
             cov2[c_start[c] + k] += 1
+    if nr + 1 <= ws_pos.shape[1]:
+        match = ws_pos[3]
+    else:
+        match = np.empty(nr + 1, dtype=np.int64)
+    if nh <= 64 and nr <= 64:
+        status = _search_small(
+            nh, nr, n, pos_off, c_start, c_len, c_mstart, c_mlen, c_mod, cov1, cov2, ws_f, ws_u, ws_log, ws_mask, match
+        )
+        if status == 0:
+            return False
+        if status == 1:
+            _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
+            return True
     max_cands = 0
     for j in range(nr):
         max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
@@ -723,48 +1063,9 @@ def _align(
             n_next = 1
     order = _stable_order(n_next, nexts, p_m1, p_m2, p_chunks, p_dist, sort_a, sort_b)
     best = nexts[order[0]]
-    # --- statistics of the best alignment ---
-    for k in range(N_STATS):
-        out[k] = 0.0
-    out[0] = nh
-    out[1] = nr
-    for i in range(nh):
-        if w_func[hyp[i]]:
-            out[2] += 1
     for j in range(nr):
-        if w_func[ref[j]]:
-            out[3] += 1
-    j = 0
-    chunks = 0
-    last = -1
-    while j < nr:
-        c = p_match[best, j]
-        if c < 0:
-            if last != -1:
-                chunks += 1
-                last = -1
-            j += 1
-            continue
-        base = 4 + 4 * c_mod[c]
-        for k in range(c_mlen[c]):
-            if w_func[hyp[c_mstart[c] + k]]:
-                out[base + 2] += 1
-            else:
-                out[base] += 1
-        for k in range(c_len[c]):
-            if w_func[ref[c_start[c] + k]]:
-                out[base + 3] += 1
-            else:
-                out[base + 1] += 1
-        out[21] += c_mlen[c]
-        out[22] += c_len[c]
-        if last != -1 and c_mstart[c] != last:
-            chunks += 1
-        j = c_start[c] + c_len[c]
-        last = c_mstart[c] + c_mlen[c]
-    if last != -1:
-        chunks += 1
-    out[20] = chunks
+        match[j] = p_match[best, j]
+    _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
     return True
 
 
@@ -804,7 +1105,11 @@ def meteor_item_stats(
     ws_u2 = np.empty((_WS_POOL, _WS_WIDTH >> 6), dtype=np.uint64)
     ws_scal = np.empty((_N_SCAL, _WS_POOL), dtype=np.int64)
     ws_cand = np.empty((_WS_POOL, 5), dtype=np.int64)
-    ws_pos = np.empty((3, _WS_WIDTH + 1), dtype=np.int64)
+    ws_pos = np.empty((4, _WS_WIDTH + 1), dtype=np.int64)
+    ws_f = np.empty((8, 2 * _WS_POOL), dtype=np.int64)
+    ws_u = np.empty((2, 2 * _WS_POOL), dtype=np.uint64)
+    ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
+    ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
@@ -860,6 +1165,10 @@ def meteor_item_stats(
                 ws_scal,
                 ws_cand,
                 ws_pos,
+                ws_f,
+                ws_u,
+                ws_log,
+                ws_mask,
                 row,
             )
             if not ok:
