@@ -111,10 +111,12 @@ def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, 
             # Keys pad missing tokens with 0, so a prefix sorts just before its extensions:
             # the lower bound of a phrase that is nobody's prefix ends the walk (a trie walk).
             if length == 1:
-                # phrases are sorted by first token: its range comes from the index
+                # phrases are sorted by first token: its range comes from the index, and the
+                # one-token key (zero padded) is the smallest key of that range
                 first = first_off[tok]
                 stop = first_off[tok + 1]
-            first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+            else:
+                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
             if first == stop:
                 break
             f_hi = phrase_hi[first]
@@ -761,7 +763,6 @@ def _align(
     hyp_ng: Any,
     ref_ng: Any,
     hyp_ent: Any,
-    ref_ent: Any,
     hyp_ng_bits: Any,
     hyp_ent_bits: Any,
     hh: Any,
@@ -775,6 +776,9 @@ def _align(
     w_func: Any,
     syn_off: Any,
     syn_ids: Any,
+    group_off: Any,
+    group_dst: Any,
+    group_dlen: Any,
     ws_match: Any,
     ws_u1: Any,
     ws_u2: Any,
@@ -815,14 +819,14 @@ def _align(
         cov2 = np.empty(max(nr, 1), dtype=np.int64)
     pos_off[0] = 0
     n = 0
-    r_ptr = 0
-    n_ref_ent = ref_ent.shape[0]
     for j in range(nr):
         # room for everything position j can add, so that the loops below write directly
-        k = r_ptr
-        while k < n_ref_ent and ref_ent[k, 0] == j:
-            k += 1
-        cand = _reserve(cand, n + (3 + k - r_ptr) * nh + hyp_ent.shape[0])
+        n_groups = 0
+        for length in range(MAX_PHRASE):
+            pid = ref_ng[j, length]
+            if pid >= 0:
+                n_groups += group_off[pid + 1] - group_off[pid]
+        cand = _reserve(cand, n + (3 + n_groups) * nh + hyp_ent.shape[0])
         b = ref[j]
         hb = w_hash[b]
         for i in range(nh):
@@ -851,18 +855,20 @@ def _align(
                             _put(cand, n, j, 1, i, 1, 2)
                             n += 1
             # paraphrase, direction 1: phrases of the reference starting at j
-            while r_ptr < n_ref_ent and ref_ent[r_ptr, 0] == j:
-                length = ref_ent[r_ptr, 1]
-                d = ref_ent[r_ptr, 2]
-                dl = ref_ent[r_ptr, 3]
-                if not _bit_test(hyp_ng_bits, d):  # the hypothesis has no such phrase
-                    r_ptr += 1
+            # (by phrase length, then in file order, read from the table: METEOR's trie order)
+            for length in range(MAX_PHRASE):
+                pid = ref_ng[j, length]
+                if pid < 0:
                     continue
-                for i in range(nh - dl + 1):
-                    if hyp_ng[i, dl - 1] == d:
-                        _put(cand, n, j, length, i, dl, 3)
-                        n += 1
-                r_ptr += 1
+                for e in range(group_off[pid], group_off[pid + 1]):
+                    d = group_dst[e]
+                    if not _bit_test(hyp_ng_bits, d):  # the hypothesis has no such phrase
+                        continue
+                    dl = group_dlen[e]
+                    for i in range(nh - dl + 1):
+                        if hyp_ng[i, dl - 1] == d:
+                            _put(cand, n, j, length + 1, i, dl, 3)
+                            n += 1
             # paraphrase, direction 2: phrases of the hypothesis whose paraphrase starts at j
             hit = False
             for length in range(MAX_PHRASE):
@@ -1138,14 +1144,12 @@ def meteor_item_stats(
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
             ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off)
-            ref_ent = _para_entries(ref_ng, group_off, group_dst, group_dlen)
             ok = _align(
                 hyp,
                 ref,
                 hyp_ng,
                 ref_ng,
                 hyp_ent,
-                ref_ent,
                 hyp_ng_bits,
                 hyp_ent_bits,
                 hh,
@@ -1159,6 +1163,9 @@ def meteor_item_stats(
                 w_func,
                 syn_off,
                 syn_ids,
+                group_off,
+                group_dst,
+                group_dlen,
                 ws_match,
                 ws_u1,
                 ws_u2,
