@@ -220,7 +220,7 @@ class METEOR(Metric):
             return self._run_job(self._prepare_job(candidates, references))
         # Pipeline: the main thread normalizes and encodes the next block while the compiled
         # aligner (which releases the GIL) works on earlier blocks in the pool's threads.
-        block = max(_MIN_ITEMS_PER_THREAD, -(-n // (4 * self.n_threads)))
+        block = max(_MIN_ITEMS_PER_THREAD, -(-n // (8 * self.n_threads)))
         with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
             futures = [
                 pool.submit(self._run_job, self._prepare_job(candidates[lo : lo + block], references[lo : lo + block]))
