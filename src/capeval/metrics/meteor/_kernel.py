@@ -553,6 +553,8 @@ def _sort_keys(n: int, keys: Any, base: int, order: Any, tmp: Any) -> None:
         width *= 2
 
 
+#: Rows of the small search's workspace: seven path fields, keys, free rows, two path lists, sort.
+_N_SMALL = 13
 #: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance.
 _SMALL_DIST = 1 << 48
 
@@ -600,11 +602,9 @@ def _search_small(
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
         if work > MAX_SEARCH_WORK:
             return 0
-    cap = ws_f.shape[1] >> 1
-    if pool > cap:
-        cap = pool
-        ws_f = np.empty((8, 2 * cap), dtype=np.int64)
-        ws_u = np.empty((2, 2 * cap), dtype=np.uint64)
+    if pool > ws_f.shape[1]:
+        ws_f = np.empty((_N_SMALL, pool), dtype=np.int64)
+        ws_u = np.empty((2, pool), dtype=np.uint64)
     n_log_max = nr * BEAM_SIZE * max_cands + 1
     if n_log_max > ws_log.shape[1]:
         ws_log = np.empty((3, n_log_max), dtype=np.int64)
@@ -617,7 +617,12 @@ def _search_small(
     f_last = ws_f[4]
     f_dist = ws_f[5]
     f_node = ws_f[6]
-    f_key = ws_f[7]
+    keys = ws_f[7]
+    free = ws_f[8]
+    paths = ws_f[9]
+    nexts = ws_f[10]
+    order = ws_f[11]
+    tmp = ws_f[12]
     f_u1 = ws_u[0]
     f_u2 = ws_u[1]
     log_prev = ws_log[0]
@@ -646,41 +651,50 @@ def _search_small(
                 match[j] = c
                 u1 |= mk1[c]
                 u2 |= mk2[c]
-    order = np.empty(pool, dtype=np.int64)
-    tmp = np.empty(pool, dtype=np.int64)
+    # Paths live in rows; lists of row ids play the role of Java's ArrayLists, so a path that
+    # moves on (or only changes its own numbers) is never copied.
+    for k in range(pool):
+        free[k] = pool - 1 - k
+    n_free = pool - 1
+    row = free[n_free]
+    f_m1[row] = 0
+    f_m2[row] = 0
+    f_ch[row] = 0
+    f_idx[row] = 0
+    f_last[row] = -1
+    f_dist[row] = 0
+    f_node[row] = -1
+    f_u1[row] = u1
+    f_u2[row] = u2
     n_log = 0
-    nxt = 0
-    f_m1[0] = 0
-    f_m2[0] = 0
-    f_ch[0] = 0
-    f_idx[0] = 0
-    f_last[0] = -1
-    f_dist[0] = 0
-    f_node[0] = -1
-    f_u1[0] = u1
-    f_u2[0] = u2
+    nexts[0] = row
     n_next = 1
     for cur in range(nr + 1):
-        pb = nxt
+        paths, nexts = nexts, paths
         n_paths = n_next
-        nxt = cap - pb
         for k in range(n_paths):
-            p = pb + k
+            p = paths[k]
             if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
                 return -1
-            f_key[p] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
-        _sort_keys(n_paths, f_key, pb, order, tmp)
+            keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
+        _sort_keys(n_paths, keys, 0, order, tmp)
+        # rows beyond the beam are dropped
+        for rank in range(BEAM_SIZE, n_paths):
+            free[n_free] = paths[order[rank]]
+            n_free += 1
         n_next = 0
         for rank in range(min(BEAM_SIZE, n_paths)):
-            p = pb + order[rank]
+            p = paths[order[rank]]
             if cur == nr:
                 if f_last[p] != -1:
                     f_ch[p] += 1
             elif (f_u2[p] >> np.uint64(cur)) & np.uint64(1) != 0:
                 if cur >= f_idx[p]:
                     c = match[f_idx[p]]
-                    if c < 0:
-                        continue  # the path is dropped
+                    if c < 0:  # the path is dropped
+                        free[n_free] = p
+                        n_free += 1
+                        continue
                     w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
                     f_m1[p] = int(f_m1[p] + c_mlen[c] * w)
                     f_m2[p] = int(f_m2[p] + c_len[c] * w)
@@ -695,8 +709,8 @@ def _search_small(
                 for c in range(pos_off[cur], pos_off[cur + 1]):
                     if (pu1 & mk1[c]) | (pu2 & mk2[c]) != np.uint64(0):
                         continue
-                    q = nxt + n_next
-                    n_next += 1
+                    n_free -= 1
+                    q = free[n_free]
                     f_u1[q] = pu1 | mk1[c]
                     f_u2[q] = pu2 | mk2[c]
                     w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
@@ -715,41 +729,32 @@ def _search_small(
                     n_log += 1
                     # METEOR 1.5 adds the distance to the parent path, not to the new one.
                     f_dist[p] += abs(c_start[c] - c_mstart[c])
+                    nexts[n_next] = q
+                    n_next += 1
                 if f_last[p] != -1:
                     f_ch[p] += 1
                     f_last[p] = -1
                 f_idx[p] += 1
-            q = nxt + n_next
+            nexts[n_next] = p
             n_next += 1
-            f_m1[q] = f_m1[p]
-            f_m2[q] = f_m2[p]
-            f_ch[q] = f_ch[p]
-            f_idx[q] = f_idx[p]
-            f_last[q] = f_last[p]
-            f_dist[q] = f_dist[p]
-            f_node[q] = f_node[p]
-            f_u1[q] = f_u1[p]
-            f_u2[q] = f_u2[p]
         if n_next == 0:
-            # Java re-queues the best path of the previous step (unchanged: every path was dropped).
-            p = pb + order[0]
-            f_m1[nxt] = f_m1[p]
-            f_m2[nxt] = f_m2[p]
-            f_ch[nxt] = f_ch[p]
-            f_idx[nxt] = f_idx[p]
-            f_last[nxt] = f_last[p]
-            f_dist[nxt] = f_dist[p]
-            f_node[nxt] = f_node[p]
-            f_u1[nxt] = f_u1[p]
-            f_u2[nxt] = f_u2[p]
+            # Java re-queues the best path of the previous step (unchanged: every path was
+            # dropped; its row was freed above, so it is taken back).
+            row = paths[order[0]]
+            for k in range(n_free):
+                if free[k] == row:
+                    free[k] = free[n_free - 1]
+                    n_free -= 1
+                    break
+            nexts[0] = row
             n_next = 1
     for k in range(n_next):
-        p = nxt + k
+        p = nexts[k]
         if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
             return -1
-        f_key[p] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
-    _sort_keys(n_next, f_key, nxt, order, tmp)
-    node = f_node[nxt + order[0]]
+        keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
+    _sort_keys(n_next, keys, 0, order, tmp)
+    node = f_node[nexts[order[0]]]
     while node >= 0:
         match[log_pos[node]] = log_c[node]
         node = log_prev[node]
@@ -1112,8 +1117,8 @@ def meteor_item_stats(
     ws_scal = np.empty((_N_SCAL, _WS_POOL), dtype=np.int64)
     ws_cand = np.empty((_WS_POOL, 5), dtype=np.int64)
     ws_pos = np.empty((4, _WS_WIDTH + 1), dtype=np.int64)
-    ws_f = np.empty((8, 2 * _WS_POOL), dtype=np.int64)
-    ws_u = np.empty((2, 2 * _WS_POOL), dtype=np.uint64)
+    ws_f = np.empty((_N_SMALL, _WS_POOL), dtype=np.int64)
+    ws_u = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
     for it in range(n_items):
