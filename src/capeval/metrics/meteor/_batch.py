@@ -10,6 +10,7 @@ lower-cased and looked up in a compiled pass over the joined text's bytes (a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -211,6 +212,8 @@ class WordIndex:
     """
 
     def __init__(self, words: Sequence[str], ids: Sequence[int] | None = None) -> None:
+        # the compiled lookup releases the GIL and may grow the tables: one caller at a time
+        self._lock = threading.Lock()
         self._slots = np.full(1 << 10, -1, dtype=np.int64)
         self._start = np.zeros(1 << 10, dtype=np.int64)
         self._len = np.zeros(1 << 10, dtype=np.int64)
@@ -234,9 +237,20 @@ class WordIndex:
         return int(self._state[0])
 
     def _intern(self, buf: Any, starts: Any, ends: Any, given: Any, *, lower: bool) -> npt.NDArray[np.int64]:
-        ids, self._slots, self._start, self._len, self._hash, self._pool = _intern(
-            buf, starts, ends, given, lower, self._slots, self._start, self._len, self._hash, self._pool, self._state
-        )
+        with self._lock:
+            ids, self._slots, self._start, self._len, self._hash, self._pool = _intern(
+                buf,
+                starts,
+                ends,
+                given,
+                lower,
+                self._slots,
+                self._start,
+                self._len,
+                self._hash,
+                self._pool,
+                self._state,
+            )
         return np.asarray(ids)
 
     def ids_of(self, words: Sequence[str]) -> npt.NDArray[np.int64]:
@@ -252,7 +266,8 @@ class WordIndex:
 
     def words(self, first: int, stop: int) -> list[str]:
         """The words of ids ``first .. stop - 1``."""
-        pool = self._pool
+        with self._lock:
+            pool = self._pool
         return [
             pool[s : s + n].tobytes().decode("utf-8")
             for s, n in zip(self._start[first:stop].tolist(), self._len[first:stop].tolist(), strict=True)
