@@ -77,6 +77,9 @@ def test_chunks_of_whole_items_give_the_same_scores(monkeypatch: pytest.MonkeyPa
     whole = metric.score_batch(candidates, items, references)
     monkeypatch.setattr(_cider_kernel, "CHUNK_SENTENCES", 17)
     np.testing.assert_array_equal(metric.score_batch(candidates, items, references), whole)
+    for threads in (1, 3):  # runs scored in this thread, or in several (the default: available CPUs)
+        monkeypatch.setattr(_cider_kernel, "_available_cpus", lambda threads=threads: threads)
+        np.testing.assert_array_equal(metric.score_batch(candidates, items, references), whole)
 
 
 def test_too_many_words_for_packed_keys_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:

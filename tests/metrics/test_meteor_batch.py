@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from capeval.metrics.meteor._batch import segment_tokens
+from capeval.metrics.meteor._batch import WordIndex, segment_tokens
 from capeval.metrics.meteor._normalize import normalize_tokens
 
 PREFIXES = {"Mr": False, "No": True, "e.g": False}
@@ -16,21 +16,14 @@ PIECES = [
 ]  # fmt: skip
 
 
-def _ids_of(vocab: dict[str, int]):  # noqa: ANN202
-    def ids_of(words: list[str]) -> list[int]:
-        return [vocab.setdefault(w, len(vocab)) for w in words]
-
-    return ids_of
-
-
 @pytest.mark.parametrize("seed", range(5))
 def test_batch_equals_one_by_one(seed: int) -> None:
     rng = random.Random(seed)
     texts = [" ".join(rng.choice(PIECES) for _ in range(rng.randrange(0, 12))).strip() for _ in range(400)]
     texts += ["", "a", "plain ascii words only", "UPPER case 123"]
-    vocab: dict[str, int] = {}
-    counts, ids = segment_tokens(texts, PREFIXES, _ids_of(vocab))
-    words = {i: w for w, i in vocab.items()}
+    index = WordIndex(["a", "dog", "Dog", "zebra"])
+    counts, ids = segment_tokens(texts, PREFIXES, index)
+    words = dict(enumerate(index.words(0, len(index))))
     pos = 0
     for text, count in zip(texts, counts.tolist(), strict=True):
         assert [words[i] for i in ids[pos : pos + count].tolist()] == normalize_tokens(text, PREFIXES), text
@@ -40,4 +33,28 @@ def test_batch_equals_one_by_one(seed: int) -> None:
 
 def test_line_breaks_are_refused() -> None:
     with pytest.raises(ValueError, match="line breaks"):
-        segment_tokens(["a\nb"], PREFIXES, _ids_of({}))
+        segment_tokens(["a\nb"], PREFIXES, WordIndex([]))
+
+
+def test_word_index_ids() -> None:
+    index = WordIndex(["a", "b", "a", "caf\u00e9"])  # a repeated word keeps its last id, as in a dict
+    assert index.ids_of(["a", "b", "caf\u00e9"]).tolist() == [3, 2, 4]
+    assert index.n_given == 5
+    many = [f"w{i}" for i in range(5000)]  # the table grows
+    ids = index.ids_of([*many, "b", *many])
+    assert ids.tolist() == [*range(5, 5005), 2, *range(5, 5005)]
+    assert index.words(5, 8) == ["w0", "w1", "w2"]
+    assert len(index) == 5005
+    with pytest.raises(ValueError, match="positive"):
+        WordIndex(["x"], [0])
+
+
+def test_clean_applies_to_segments_that_need_normalizing() -> None:
+    index = WordIndex([])
+    texts = ["a  b", "\tx,  y.", "c d"]
+    seen: list[int] = []
+    counts, ids = segment_tokens(texts, PREFIXES, index, lambda i, t: seen.append(i) or t.strip())
+    assert seen == [1]  # plain segments' words do not depend on the clean-up
+    expected = ["a", "b", *normalize_tokens("x,  y.", PREFIXES), "c", "d"]
+    assert counts.tolist() == [2, len(expected) - 4, 2]
+    assert [index.words(i, i + 1)[0] for i in ids.tolist()] == expected

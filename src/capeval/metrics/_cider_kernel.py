@@ -29,6 +29,7 @@ Needs numba; without it :func:`available` is False and callers use the vectorize
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
@@ -60,6 +61,14 @@ MAX_ORDER = 64 // WORD_BITS
 #: Sentences scored in one compiled call; larger batches go in runs of whole items, which
 #: bounds the working memory (about 100 bytes per n-gram occurrence).
 CHUNK_SENTENCES = 4096
+#: Most threads scoring runs of a large batch at once.
+_MAX_THREADS = 4
+
+
+def _available_cpus() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+
 
 _jit = _numba.jit
 
@@ -389,18 +398,39 @@ def score_encoded(
     cut = np.cumsum(per_item) // CHUNK_SENTENCES
     edges = [0, *(np.flatnonzero(np.diff(cut)) + 1).tolist(), n_items]
     scores = np.empty(n_cands, dtype=np.float64)
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
-        if b == a:
-            continue
+    runs = [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+
+    def run_args(a: int, b: int) -> tuple[npt.NDArray[np.int64], tuple[Any, ...]]:
         picked = np.flatnonzero((cand_item >= a) & (cand_item < b))
         sentences = np.concatenate([picked, np.arange(item_start[a], item_start[b], dtype=np.int64)])
         lengths = starts[sentences + 1] - starts[sentences]
         chunk_starts = bounds(lengths)
         chunk_ids = ids[np.repeat(starts[sentences], lengths) + ranks_within(lengths)]
         chunk_item_start = item_start[a : b + 1] - item_start[a] + picked.shape[0]
-        scores[picked] = _score(
-            chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start, *params
-        )
+        return picked, (chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start, *params)
+
+    threads = min(_MAX_THREADS, _available_cpus(), len(runs))
+    if threads <= 1:
+        for a, b in runs:
+            picked, args = run_args(a, b)
+            scores[picked] = _score(*args)
+        return scores
+    # The compiled scorer releases the GIL: runs are scored in threads while this one cuts the
+    # next ones (a few runs in flight bound the memory); every run's scores are its own.
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending: deque[Any] = deque()
+        for a, b in runs:
+            picked, args = run_args(a, b)
+            pending.append((picked, pool.submit(_score, *args)))
+            while len(pending) > 2 * threads:
+                done, future = pending.popleft()
+                scores[done] = future.result()
+        while pending:
+            done, future = pending.popleft()
+            scores[done] = future.result()
     return scores
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.meteor import _firstrun, _kernel
-from capeval.metrics.meteor._batch import segment_tokens
+from capeval.metrics.meteor._batch import WordIndex, segment_tokens
 from capeval.metrics.meteor._normalize import JAVA_TRIM_CHARS, java_trim
 from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
 from capeval.metrics.meteor._words import WordFeatures, java_string_hash, word_features
@@ -99,39 +99,26 @@ class _WordTables:
 
     def __init__(self, data: MeteorData) -> None:
         self.data = data
-        self.vocab = data.paraphrases.vocab
-        self.n_vocab = len(self.vocab) + 1
+        vocab = data.paraphrases.vocab
         #: Every known word -> id (the vocabulary, then extra words as they appear).
-        self.lookup: dict[str, int] = dict(self.vocab)
+        self.index = WordIndex(list(vocab), list(vocab.values()))
+        self.n_vocab = self.index.n_given
         self._extra_words: list[str] = []
         self._extra_parts: list[WordFeatures] = []
-        self._n_featured = 0
         self._arrays: tuple[np.ndarray, ...] | None = None
-
-    def ids_of(self, tokens: list[str]) -> list[int]:
-        """Word ids of ``tokens`` (new words are registered)."""
-        get = self.lookup.get
-        ids = list(map(get, tokens))
-        if None in ids:
-            for w in itertools.compress(tokens, [i is None for i in ids]):
-                if w not in self.lookup:
-                    self.lookup[w] = self.n_vocab + len(self._extra_words)
-                    self._extra_words.append(w)
-            self._arrays = None
-            ids = list(map(get, tokens))
-        return ids  # type: ignore[return-value]
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """``(hash, stem, synonym signature, function flag, synonym offsets, synonym ids, paraphrase id)``."""
-        if self._arrays is not None:
+        known = self.n_vocab + len(self._extra_words)
+        if self._arrays is not None and known == len(self.index):
             return self._arrays
         d = self.data
-        new_words = self._extra_words[self._n_featured :]
+        new_words = self.index.words(known, len(self.index))
         if new_words:  # features of words first seen since the last call only
+            self._extra_words.extend(new_words)
             self._extra_parts.append(
                 word_features(new_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
             )
-            self._n_featured = len(self._extra_words)
         parts = [d.vocab_features, *self._extra_parts]
         syn_offsets = [parts[0][3][:-1]]
         base = int(parts[0][3][-1])
@@ -234,7 +221,7 @@ class METEOR(Metric):
             return self._run_job(self._prepare_job(candidates, references))
         # Pipeline: the main thread normalizes and encodes the next block while the compiled
         # aligner (which releases the GIL) works on earlier blocks in the pool's threads.
-        block = max(_MIN_ITEMS_PER_THREAD, -(-n // (4 * self.n_threads)))
+        block = max(_MIN_ITEMS_PER_THREAD, -(-n // (8 * self.n_threads)))
         with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
             futures = [
                 pool.submit(self._run_job, self._prepare_job(candidates[lo : lo + block], references[lo : lo + block]))
@@ -246,41 +233,52 @@ class METEOR(Metric):
     def _prepare_job(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[Any, ...]:
         """Encode a block of items as the aligner's integer arrays."""
         words = self._tables()
-        prefixes = words.data.prefixes
-        sent_index: dict[str, int] = {}
-        item_hyp = np.empty(len(candidates), dtype=np.int64)
-        ref_counts = np.empty(len(candidates), dtype=np.int64)
-        ref_sent: list[int] = []
-        for i, (cand, refs) in enumerate(zip(candidates, references, strict=False)):
-            joined = cand + "".join(refs)
-            if "|" in joined or "\n" in joined or "\r" in joined:
-                hyp, ref_texts = meteor_segments(cand, refs)
-            else:  # nothing for meteor.py or the jar to split: only the trim remains
-                hyp = cand.replace("  ", " ").strip(JAVA_TRIM_CHARS)
-                ref_texts = [r.strip(JAVA_TRIM_CHARS) for r in refs]
-            item_hyp[i] = sent_index.setdefault(hyp, len(sent_index))
-            ref_sent.extend(sent_index.setdefault(r, len(sent_index)) for r in ref_texts)
-            ref_counts[i] = len(ref_texts)
-        # word ids of every distinct segment, in chunks to bound the temporary token lists
-        texts = list(sent_index)
+        n = len(candidates)
+        ref_texts: Sequence[str] = list(itertools.chain.from_iterable(references))
+        hyp_texts: Sequence[str] = candidates
+        ref_counts = np.fromiter(map(len, references), dtype=np.int64, count=n)
+        joined = "\n".join(candidates) + "\n" + "\n".join(ref_texts)
+        clean: Any = None
+        if "|" in joined or "\r" in joined or joined.count("\n") != n + len(ref_texts) - 1:
+            # something for meteor.py or the jar to split: the segments item by item
+            hyp_list: list[str] = []
+            ref_list: list[str] = []
+            for i, (cand, refs) in enumerate(zip(candidates, references, strict=False)):
+                hyp, segs = meteor_segments(cand, refs)
+                hyp_list.append(hyp)
+                ref_list.extend(segs)
+                ref_counts[i] = len(segs)
+            hyp_texts, ref_texts = hyp_list, ref_list
+        else:
+            # Only the candidate's "  " -> " " and the trim remain, which change nothing but blanks:
+            # they matter only to the segments that need normalizing.
+            def clean(i: int, text: str) -> str:
+                if i < n:
+                    text = text.replace("  ", " ")
+                return text.strip(JAVA_TRIM_CHARS)
+
+        del joined
+        texts = [*hyp_texts, *ref_texts]
         counts = []
         word_ids = []
+        prefixes = words.data.prefixes
         for start in range(0, len(texts), _CHUNK_SENTENCES):
-            c, w = segment_tokens(texts[start : start + _CHUNK_SENTENCES], prefixes, words.ids_of)
+            shifted = None if clean is None else (lambda i, t, start=start: clean(start + i, t))
+            c, w = segment_tokens(texts[start : start + _CHUNK_SENTENCES], prefixes, words.index, shifted)
             counts.append(c)
             word_ids.append(w)
         s_off = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(np.concatenate(counts) if counts else np.zeros(0, np.int64), out=s_off[1:])
         s_words = np.concatenate(word_ids) if word_ids else np.zeros(0, np.int64)
-        ref_off = np.zeros(len(candidates) + 1, dtype=np.int64)
+        ref_off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ref_counts, out=ref_off[1:])
         # a snapshot: later blocks only append words, so these arrays stay valid for this block
         w_hash, w_stem, w_sig, w_func, syn_off, syn_ids, w_para = words.arrays()
         table = words.data.paraphrases
         return (
-            item_hyp,
+            np.arange(n, dtype=np.int64),
             ref_off,
-            np.asarray(ref_sent, dtype=np.int64),
+            np.arange(n, len(texts), dtype=np.int64),
             s_off,
             s_words,
             w_para,

@@ -112,10 +112,12 @@ def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, 
             # Keys pad missing tokens with 0, so a prefix sorts just before its extensions:
             # the lower bound of a phrase that is nobody's prefix ends the walk (a trie walk).
             if length == 1:
-                # phrases are sorted by first token: its range comes from the index
+                # phrases are sorted by first token: its range comes from the index, and the
+                # one-token key (zero padded) is the smallest key of that range
                 first = first_off[tok]
                 stop = first_off[tok + 1]
-            first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+            else:
+                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
             if first == stop:
                 break
             f_hi = phrase_hi[first]
@@ -436,13 +438,340 @@ def _put(cand: Any, n: int, start: int, length: int, mstart: int, mlength: int, 
 
 
 @_helper
+def _fill_stats(
+    hyp: Any,
+    ref: Any,
+    match: Any,
+    c_start: Any,
+    c_len: Any,
+    c_mstart: Any,
+    c_mlen: Any,
+    c_mod: Any,
+    w_func: Any,
+    out: Any,
+) -> None:
+    """The 23 statistics of an alignment (``match[j]``: candidate chosen at reference position j, or -1).
+
+    Chunks are recounted from the matches (``Aligner.getCountAndChunks``).
+    """
+    nh = hyp.shape[0]
+    nr = ref.shape[0]
+    for k in range(N_STATS):
+        out[k] = 0.0
+    out[0] = nh
+    out[1] = nr
+    for i in range(nh):
+        if w_func[hyp[i]]:
+            out[2] += 1
+    for j in range(nr):
+        if w_func[ref[j]]:
+            out[3] += 1
+    j = 0
+    chunks = 0
+    last = -1
+    while j < nr:
+        c = match[j]
+        if c < 0:
+            if last != -1:
+                chunks += 1
+                last = -1
+            j += 1
+            continue
+        base = 4 + 4 * c_mod[c]
+        for k in range(c_mlen[c]):
+            if w_func[hyp[c_mstart[c] + k]]:
+                out[base + 2] += 1
+            else:
+                out[base] += 1
+        for k in range(c_len[c]):
+            if w_func[ref[c_start[c] + k]]:
+                out[base + 3] += 1
+            else:
+                out[base + 1] += 1
+        out[21] += c_mlen[c]
+        out[22] += c_len[c]
+        if last != -1 and c_mstart[c] != last:
+            chunks += 1
+        j = c_start[c] + c_len[c]
+        last = c_mstart[c] + c_mlen[c]
+    if last != -1:
+        chunks += 1
+    out[20] = chunks
+
+
+@_helper
+def _span_mask(start: int, length: int) -> np.uint64:
+    """Bits ``start .. start + length - 1`` (within 64)."""
+    if length >= 64:
+        return ~np.uint64(0)
+    return ((np.uint64(1) << np.uint64(length)) - np.uint64(1)) << np.uint64(start)
+
+
+@_helper
+def _sort_keys(n: int, keys: Any, base: int, order: Any, tmp: Any) -> None:
+    """``order[:n]``: positions 0..n-1 stably sorted by ``keys[base + k]`` (insertion or merge sort)."""
+    if n <= 24:
+        for k in range(n):
+            key = keys[base + k]
+            i = k
+            while i > 0 and keys[base + order[i - 1]] > key:
+                order[i] = order[i - 1]
+                i -= 1
+            order[i] = k
+        return
+    for k in range(n):
+        order[k] = k
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            if mid >= hi or keys[base + order[mid - 1]] <= keys[base + order[mid]]:
+                for k in range(lo, hi):
+                    tmp[k] = order[k]
+                lo = hi
+                continue
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                if keys[base + order[j]] < keys[base + order[i]]:
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+            lo = hi
+        for k in range(n):
+            order[k] = tmp[k]
+        width *= 2
+
+
+#: Rows of the small search's workspace: seven path fields, keys, free rows, two path lists, sort.
+_N_SMALL = 13
+#: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance.
+_SMALL_DIST = 1 << 48
+
+
+@_helper
+def _small_key(m1: int, m2: int, chunks: int, dist: int) -> int:
+    return ((255 - (m1 + m2)) << 55) | (chunks << 48) | dist
+
+
+@_helper
+def _search_small(
+    nh: int,
+    nr: int,
+    n: int,
+    pos_off: Any,
+    c_start: Any,
+    c_len: Any,
+    c_mstart: Any,
+    c_mlen: Any,
+    c_mod: Any,
+    cov1: Any,
+    cov2: Any,
+    ws_f: Any,
+    ws_u: Any,
+    ws_log: Any,
+    ws_mask: Any,
+    match: Any,
+) -> int:
+    """The beam search of :func:`_align` for segments of at most 64 words; ``match[:nr]`` is the result.
+
+    The same search, step for step, with every path reduced to a few numbers: the used-word
+    flags are two 64-bit masks, and the matches a path chose are a chain in an append-only log
+    (a path's matches are only read back for the winner; during the search only the definite
+    matches, shared by all paths, are looked up).
+
+    Returns:
+        1 when done; 0 beyond the work limits (as the general search); -1 when the path keys do
+        not fit (the caller runs the general search instead).
+    """
+    max_cands = 0
+    for j in range(nr):
+        max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
+    pool = BEAM_SIZE * (max_cands + 1) + 1
+    if pool > _WS_POOL:
+        work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
+        if work > MAX_SEARCH_WORK:
+            return 0
+    if pool > ws_f.shape[1]:
+        ws_f = np.empty((_N_SMALL, pool), dtype=np.int64)
+        ws_u = np.empty((2, pool), dtype=np.uint64)
+    n_log_max = nr * BEAM_SIZE * max_cands + 1
+    if n_log_max > ws_log.shape[1]:
+        ws_log = np.empty((3, n_log_max), dtype=np.int64)
+    if n > ws_mask.shape[1]:
+        ws_mask = np.empty((2, n), dtype=np.uint64)
+    f_m1 = ws_f[0]
+    f_m2 = ws_f[1]
+    f_ch = ws_f[2]
+    f_idx = ws_f[3]
+    f_last = ws_f[4]
+    f_dist = ws_f[5]
+    f_node = ws_f[6]
+    keys = ws_f[7]
+    free = ws_f[8]
+    paths = ws_f[9]
+    nexts = ws_f[10]
+    order = ws_f[11]
+    tmp = ws_f[12]
+    f_u1 = ws_u[0]
+    f_u2 = ws_u[1]
+    log_prev = ws_log[0]
+    log_pos = ws_log[1]
+    log_c = ws_log[2]
+    mk1 = ws_mask[0]
+    mk2 = ws_mask[1]
+    for c in range(n):
+        mk1[c] = _span_mask(c_mstart[c], c_mlen[c])
+        mk2[c] = _span_mask(c_start[c], c_len[c])
+    # definite matches (one candidate, covering words no other candidate covers)
+    u1 = np.uint64(0)
+    u2 = np.uint64(0)
+    for j in range(nr):
+        match[j] = -1
+        if pos_off[j + 1] - pos_off[j] == 1:
+            c = pos_off[j]
+            overlap = False
+            for k in range(c_len[c]):
+                if cov2[j + k] != 1:
+                    overlap = True
+            for k in range(c_mlen[c]):
+                if cov1[c_mstart[c] + k] != 1:
+                    overlap = True
+            if not overlap:
+                match[j] = c
+                u1 |= mk1[c]
+                u2 |= mk2[c]
+    # Paths live in rows; lists of row ids play the role of Java's ArrayLists, so a path that
+    # moves on (or only changes its own numbers) is never copied.
+    for k in range(pool):
+        free[k] = pool - 1 - k
+    n_free = pool - 1
+    row = free[n_free]
+    f_m1[row] = 0
+    f_m2[row] = 0
+    f_ch[row] = 0
+    f_idx[row] = 0
+    f_last[row] = -1
+    f_dist[row] = 0
+    f_node[row] = -1
+    f_u1[row] = u1
+    f_u2[row] = u2
+    n_log = 0
+    nexts[0] = row
+    n_next = 1
+    for cur in range(nr + 1):
+        paths, nexts = nexts, paths
+        n_paths = n_next
+        for k in range(n_paths):
+            p = paths[k]
+            if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
+                return -1
+            keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
+        _sort_keys(n_paths, keys, 0, order, tmp)
+        # rows beyond the beam are dropped
+        for rank in range(BEAM_SIZE, n_paths):
+            free[n_free] = paths[order[rank]]
+            n_free += 1
+        n_next = 0
+        for rank in range(min(BEAM_SIZE, n_paths)):
+            p = paths[order[rank]]
+            if cur == nr:
+                if f_last[p] != -1:
+                    f_ch[p] += 1
+            elif (f_u2[p] >> np.uint64(cur)) & np.uint64(1) != 0:
+                if cur >= f_idx[p]:
+                    c = match[f_idx[p]]
+                    if c < 0:  # the path is dropped
+                        free[n_free] = p
+                        n_free += 1
+                        continue
+                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
+                    f_m1[p] = int(f_m1[p] + c_mlen[c] * w)
+                    f_m2[p] = int(f_m2[p] + c_len[c] * w)
+                    if f_last[p] != -1 and c_mstart[c] != f_last[p]:
+                        f_ch[p] += 1
+                    f_idx[p] = c_start[c] + c_len[c]
+                    f_last[p] = c_mstart[c] + c_mlen[c]
+                    f_dist[p] += abs(c_start[c] - c_mstart[c])
+            else:
+                pu1 = f_u1[p]
+                pu2 = f_u2[p]
+                for c in range(pos_off[cur], pos_off[cur + 1]):
+                    if (pu1 & mk1[c]) | (pu2 & mk2[c]) != np.uint64(0):
+                        continue
+                    n_free -= 1
+                    q = free[n_free]
+                    f_u1[q] = pu1 | mk1[c]
+                    f_u2[q] = pu2 | mk2[c]
+                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
+                    f_m1[q] = int(f_m1[p] + c_mlen[c] * w)
+                    f_m2[q] = int(f_m2[p] + c_len[c] * w)
+                    f_ch[q] = f_ch[p]
+                    if f_last[p] != -1 and c_mstart[c] != f_last[p]:
+                        f_ch[q] += 1
+                    f_idx[q] = c_start[c] + c_len[c]
+                    f_last[q] = c_mstart[c] + c_mlen[c]
+                    f_dist[q] = f_dist[p]
+                    f_node[q] = n_log
+                    log_prev[n_log] = f_node[p]
+                    log_pos[n_log] = cur
+                    log_c[n_log] = c
+                    n_log += 1
+                    # METEOR 1.5 adds the distance to the parent path, not to the new one.
+                    f_dist[p] += abs(c_start[c] - c_mstart[c])
+                    nexts[n_next] = q
+                    n_next += 1
+                if f_last[p] != -1:
+                    f_ch[p] += 1
+                    f_last[p] = -1
+                f_idx[p] += 1
+            nexts[n_next] = p
+            n_next += 1
+        if n_next == 0:
+            # Java re-queues the best path of the previous step (unchanged: every path was
+            # dropped; its row was freed above, so it is taken back).
+            row = paths[order[0]]
+            for k in range(n_free):
+                if free[k] == row:
+                    free[k] = free[n_free - 1]
+                    n_free -= 1
+                    break
+            nexts[0] = row
+            n_next = 1
+    for k in range(n_next):
+        p = nexts[k]
+        if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
+            return -1
+        keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
+    _sort_keys(n_next, keys, 0, order, tmp)
+    node = f_node[nexts[order[0]]]
+    while node >= 0:
+        match[log_pos[node]] = log_c[node]
+        node = log_prev[node]
+    return 1
+
+
+@_helper
 def _align(
     hyp: Any,
     ref: Any,
     hyp_ng: Any,
     ref_ng: Any,
     hyp_ent: Any,
-    ref_ent: Any,
     hyp_ng_bits: Any,
     hyp_ent_bits: Any,
     hh: Any,
@@ -456,12 +785,19 @@ def _align(
     w_func: Any,
     syn_off: Any,
     syn_ids: Any,
+    group_off: Any,
+    group_dst: Any,
+    group_dlen: Any,
     ws_match: Any,
     ws_u1: Any,
     ws_u2: Any,
     ws_scal: Any,
     ws_cand: Any,
     ws_pos: Any,
+    ws_f: Any,
+    ws_u: Any,
+    ws_log: Any,
+    ws_mask: Any,
     out: Any,
 ) -> bool:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
@@ -492,14 +828,14 @@ def _align(
         cov2 = np.empty(max(nr, 1), dtype=np.int64)
     pos_off[0] = 0
     n = 0
-    r_ptr = 0
-    n_ref_ent = ref_ent.shape[0]
     for j in range(nr):
         # room for everything position j can add, so that the loops below write directly
-        k = r_ptr
-        while k < n_ref_ent and ref_ent[k, 0] == j:
-            k += 1
-        cand = _reserve(cand, n + (3 + k - r_ptr) * nh + hyp_ent.shape[0])
+        n_groups = 0
+        for length in range(MAX_PHRASE):
+            pid = ref_ng[j, length]
+            if pid >= 0:
+                n_groups += group_off[pid + 1] - group_off[pid]
+        cand = _reserve(cand, n + (3 + n_groups) * nh + hyp_ent.shape[0])
         b = ref[j]
         hb = w_hash[b]
         for i in range(nh):
@@ -528,18 +864,20 @@ def _align(
                             _put(cand, n, j, 1, i, 1, 2)
                             n += 1
             # paraphrase, direction 1: phrases of the reference starting at j
-            while r_ptr < n_ref_ent and ref_ent[r_ptr, 0] == j:
-                length = ref_ent[r_ptr, 1]
-                d = ref_ent[r_ptr, 2]
-                dl = ref_ent[r_ptr, 3]
-                if not _bit_test(hyp_ng_bits, d):  # the hypothesis has no such phrase
-                    r_ptr += 1
+            # (by phrase length, then in file order, read from the table: METEOR's trie order)
+            for length in range(MAX_PHRASE):
+                pid = ref_ng[j, length]
+                if pid < 0:
                     continue
-                for i in range(nh - dl + 1):
-                    if hyp_ng[i, dl - 1] == d:
-                        _put(cand, n, j, length, i, dl, 3)
-                        n += 1
-                r_ptr += 1
+                for e in range(group_off[pid], group_off[pid + 1]):
+                    d = group_dst[e]
+                    if not _bit_test(hyp_ng_bits, d):  # the hypothesis has no such phrase
+                        continue
+                    dl = group_dlen[e]
+                    for i in range(nh - dl + 1):
+                        if hyp_ng[i, dl - 1] == d:
+                            _put(cand, n, j, length + 1, i, dl, 3)
+                            n += 1
             # paraphrase, direction 2: phrases of the hypothesis whose paraphrase starts at j
             hit = False
             for length in range(MAX_PHRASE):
@@ -569,6 +907,19 @@ def _align(
             cov1[c_mstart[c] + k] += 1
         for k in range(c_len[c]):
             cov2[c_start[c] + k] += 1
+    if nr + 1 <= ws_pos.shape[1]:
+        match = ws_pos[3]
+    else:
+        match = np.empty(nr + 1, dtype=np.int64)
+    if nh <= 64 and nr <= 64:
+        status = _search_small(
+            nh, nr, n, pos_off, c_start, c_len, c_mstart, c_mlen, c_mod, cov1, cov2, ws_f, ws_u, ws_log, ws_mask, match
+        )
+        if status == 0:
+            return False
+        if status == 1:
+            _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
+            return True
     max_cands = 0
     for j in range(nr):
         max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
@@ -727,48 +1078,9 @@ def _align(
             n_next = 1
     order = _stable_order(n_next, nexts, p_m1, p_m2, p_chunks, p_dist, sort_a, sort_b)
     best = nexts[order[0]]
-    # --- statistics of the best alignment ---
-    for k in range(N_STATS):
-        out[k] = 0.0
-    out[0] = nh
-    out[1] = nr
-    for i in range(nh):
-        if w_func[hyp[i]]:
-            out[2] += 1
     for j in range(nr):
-        if w_func[ref[j]]:
-            out[3] += 1
-    j = 0
-    chunks = 0
-    last = -1
-    while j < nr:
-        c = p_match[best, j]
-        if c < 0:
-            if last != -1:
-                chunks += 1
-                last = -1
-            j += 1
-            continue
-        base = 4 + 4 * c_mod[c]
-        for k in range(c_mlen[c]):
-            if w_func[hyp[c_mstart[c] + k]]:
-                out[base + 2] += 1
-            else:
-                out[base] += 1
-        for k in range(c_len[c]):
-            if w_func[ref[c_start[c] + k]]:
-                out[base + 3] += 1
-            else:
-                out[base + 1] += 1
-        out[21] += c_mlen[c]
-        out[22] += c_len[c]
-        if last != -1 and c_mstart[c] != last:
-            chunks += 1
-        j = c_start[c] + c_len[c]
-        last = c_mstart[c] + c_mlen[c]
-    if last != -1:
-        chunks += 1
-    out[20] = chunks
+        match[j] = p_match[best, j]
+    _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
     return True
 
 
@@ -808,7 +1120,11 @@ def meteor_item_stats(
     ws_u2 = np.empty((_WS_POOL, _WS_WIDTH >> 6), dtype=np.uint64)
     ws_scal = np.empty((_N_SCAL, _WS_POOL), dtype=np.int64)
     ws_cand = np.empty((_WS_POOL, 5), dtype=np.int64)
-    ws_pos = np.empty((3, _WS_WIDTH + 1), dtype=np.int64)
+    ws_pos = np.empty((4, _WS_WIDTH + 1), dtype=np.int64)
+    ws_f = np.empty((_N_SMALL, _WS_POOL), dtype=np.int64)
+    ws_u = np.empty((2, _WS_POOL), dtype=np.uint64)
+    ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
+    ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
@@ -837,14 +1153,12 @@ def meteor_item_stats(
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
             ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off)
-            ref_ent = _para_entries(ref_ng, group_off, group_dst, group_dlen)
             ok = _align(
                 hyp,
                 ref,
                 hyp_ng,
                 ref_ng,
                 hyp_ent,
-                ref_ent,
                 hyp_ng_bits,
                 hyp_ent_bits,
                 hh,
@@ -858,12 +1172,19 @@ def meteor_item_stats(
                 w_func,
                 syn_off,
                 syn_ids,
+                group_off,
+                group_dst,
+                group_dlen,
                 ws_match,
                 ws_u1,
                 ws_u2,
                 ws_scal,
                 ws_cand,
                 ws_pos,
+                ws_f,
+                ws_u,
+                ws_log,
+                ws_mask,
                 row,
             )
             if not ok:
