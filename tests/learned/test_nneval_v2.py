@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 
 from capeval.metrics.learned.features_v2 import FEATURES, TEXT_FEATURES, text_features
-from capeval.metrics.learned.nneval_v2 import NNEvalV2, ScorerModel, load_model_v2
-from capeval.metrics.learned.training_v2 import Corpus, FitConfig, fit, image_folds, pascal_accuracy
+from capeval.metrics.learned.nneval_v2 import NNEvalV2, ScorerModel, forward, load_model_v2
+from capeval.metrics.learned.training_v2 import (
+    Corpus,
+    FitConfig,
+    fit,
+    image_folds,
+    merge_networks,
+    pascal_accuracy,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 
@@ -42,6 +49,21 @@ def test_text_features_shape_and_simple_values() -> None:
     assert x[0, col["best-f1"]] == 1.0
     assert x[0, col["r1"]] == pytest.approx((1.0 + 1 / 3) / 2)
     assert np.all(x[1, [col["p1"], col["r1"], col["emb-p"]]] == 0.0)  # empty candidate
+    assert np.isfinite(x).all()
+
+
+def test_content_features_simple_values() -> None:
+    same = ["a dog runs on grass", "a dog sleeps"]
+    cands = ["a dog runs on grass", "a dog runs on grass near a zebra", "a cat on a bed"]
+    x = text_features(cands, [same, same, ["a cat on a bed", "a cat sleeps"]])
+    col = {f: k for k, f in enumerate(TEXT_FEATURES)}
+    assert x[0, col["exact-unsup"]] == 0.0  # every content word is in a reference
+    assert x[1, col["exact-unsup"]] > 0.0  # "near", "zebra" are not
+    assert x[0, col["cons-r-exact"]] == 1.0  # "dog", the only word of both references, is there
+    assert x[0, col["cand-len"]] == pytest.approx(np.log(6.0))
+    assert x[0, col["idf-emb-f-best"]] == pytest.approx(1.0, abs=1e-3)  # float16 unit vectors
+    assert x[1, col["emb-min"]] < x[0, col["emb-min"]]
+    assert x[0, col["ref-emb-consensus"]] == x[1, col["ref-emb-consensus"]]
     assert np.isfinite(x).all()
 
 
@@ -108,6 +130,39 @@ def test_fit_is_deterministic_and_learns() -> None:
     assert first.digest != other.digest
     s = first.logits(mats["expert"])
     assert np.corrcoef(s, corpora["expert"].target)[0, 1] > 0.8
+
+
+def test_merged_network_gives_mean_of_members() -> None:
+    rng = np.random.default_rng(5)
+    d = 6
+    members = [
+        [
+            rng.standard_normal((d, h)),
+            rng.standard_normal(h),
+            rng.standard_normal(h + d),
+            np.array(rng.standard_normal()),
+        ]
+        for h in (3, 2, 4)
+    ]
+    z = rng.standard_normal((10, d))
+    merged = merge_networks(members)
+    assert merged[0].shape == (d, 9) and merged[2].shape == (9 + d,)
+    expected = np.mean([forward(m, z) for m in members], axis=0)
+    np.testing.assert_allclose(forward(merged, z), expected, rtol=0, atol=1e-12)
+
+
+def test_fit_members_are_merged() -> None:
+    corpora, mats = _toy_corpora(np.random.default_rng(2))
+    cfg = FitConfig(hidden=2, max_iter=20, pairs_per_corpus=300, members=3)
+    model = fit(mats, corpora, None, cfg)
+    assert model.params[0].shape == (len(FEATURES), 6)
+    assert len(model.meta["iterations"]) == 3
+    single = [
+        fit(mats, corpora, None, FitConfig(hidden=2, max_iter=20, pairs_per_corpus=300, members=1, seed=m))
+        for m in range(3)
+    ]
+    expected = np.mean([s.logits(mats["expert"]) for s in single], axis=0)
+    np.testing.assert_allclose(model.logits(mats["expert"]), expected, rtol=0, atol=1e-9)
 
 
 def test_fit_gradient_is_consistent() -> None:
@@ -185,21 +240,43 @@ def test_features_reuse_gives_same_scores() -> None:
     assert reused.score == pytest.approx(fresh.score, abs=1e-12)
 
 
+_RETRAIN = """
+import sys
+from pathlib import Path
+from capeval.metrics.learned.nneval_v2 import load_model_v2
+from capeval.metrics.learned.training import default_coco_source
+from capeval.metrics.learned.training_v2 import FitConfig, build, train_nneval_v2
+shared, out = Path(sys.argv[1]), Path(sys.argv[2])
+shipped = load_model_v2()
+cfg = FitConfig(**{k: (tuple(map(tuple, v)) if k == "weights" else v) for k, v in shipped.meta["config"].items()})
+corpora, mats = build(shared, default_coco_source(), cache_dir=out.parent / "cache", seed=shipped.seed)
+train_nneval_v2(corpora, mats, cfg).save(out)
+"""
+
+
 @pytest.mark.slow
 def test_retraining_reproduces_shipped_model(tmp_path: Path) -> None:
-    """Retrain from scratch (features recomputed) and compare with the shipped model."""
+    """Retrain from scratch (features recomputed) and compare with the shipped model.
+
+    The networks stop at a fixed iteration count, so their last bits depend on the BLAS thread
+    count; the recipe trains with one BLAS thread (``OPENBLAS_NUM_THREADS=1``, set here in a
+    child process because it cannot change once numpy is loaded).
+    """
+    import os
+    import subprocess
+    import sys
+
     from capeval.metrics.learned.training import default_coco_source
-    from capeval.metrics.learned.training_v2 import FitConfig, build, train_nneval_v2
 
     if not (SHARED / "flickr8k-raw-dev").is_dir():
         pytest.skip("../shared/data not found")
-    jar = default_coco_source()
-    if jar is None:
+    if default_coco_source() is None:
         pytest.skip("pycocoevalcap 1.2 is not installed (its SPICE jar holds the COCO captions)")
     shipped = load_model_v2()
-    cfg = FitConfig(**{k: (tuple(map(tuple, v)) if k == "weights" else v) for k, v in shipped.meta["config"].items()})
-    corpora, mats = build(SHARED, jar, cache_dir=tmp_path, seed=shipped.seed)
-    model = train_nneval_v2(corpora, mats, cfg)
+    out = tmp_path / "retrained.npz"
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-c", _RETRAIN, str(SHARED), str(out)], env=env, check=True)
+    model = ScorerModel.load(out)
     assert model.meta["data"] == shipped.meta["data"]
     for a, b in zip(
         (model.mean, model.scale, *model.params), (shipped.mean, shipped.scale, *shipped.params), strict=True

@@ -11,7 +11,15 @@ Two groups, both computed on tokenized (lower-cased PTB) items of one corpus:
   (informativeness: document frequencies over the corpus' references, as CIDEr-D's),
   best single-reference unigram F, reference consensus (mean pairwise unigram F among the
   references themselves), length ratio, and greedy soft matching with the COCO word vectors
-  of :mod:`capeval.metrics.learned.embeddings` (precision, recall, cosine of mean vectors).
+  of :mod:`capeval.metrics.learned.embeddings` (precision, recall, cosine of mean vectors);
+  then, on content words (stop words of ``wmd`` removed, :func:`content_features`):
+  unsupported candidate words (no exact match, or no reference word within cosine
+  :data:`SUPPORT_COSINE`, plain and IDF-weighted; 1 for a candidate without content words;
+  the worst word's best cosine), IDF-weighted
+  soft precision/recall and best single-reference soft F, coverage of the reference consensus
+  (words found in at least two references, weighted by how many: soft, exact, and the share
+  missed), soft agreement among the references themselves, and candidate-side informativeness
+  (mean IDF of its content words, number of content words, length).
 
 :func:`feature_matrix` returns the ``(n, n_features)`` matrix in :data:`FEATURES` order.
 """
@@ -34,6 +42,7 @@ __all__ = [
     "METRIC_SOURCES",
     "TEXT_FEATURES",
     "FeatureSetV2",
+    "content_features",
     "document_frequencies",
     "text_features",
 ]
@@ -73,7 +82,23 @@ TEXT_FEATURES: tuple[str, ...] = (
     "emb-p",
     "emb-r",
     "emb-cos",
+    "exact-unsup",
+    "emb-unsup",
+    "idf-unsup",
+    "emb-min",
+    "idf-emb-p",
+    "idf-emb-r",
+    "idf-emb-f-best",
+    "cons-r",
+    "cons-r-exact",
+    "cons-miss",
+    "ref-emb-consensus",
+    "cand-idf-mean",
+    "n-content",
+    "cand-len",
 )
+#: Cosine below which a content word counts as unsupported by (or missing from) the other side.
+SUPPORT_COSINE = 0.5
 FEATURES: tuple[str, ...] = METRIC_FEATURES + TEXT_FEATURES
 #: Key of the text features' corpus data in :meth:`FeatureSetV2.prepare`'s result.
 TEXT_KEY = "text-idf"
@@ -179,8 +204,97 @@ def text_features(
                 denom = float(np.linalg.norm(a) * np.linalg.norm(b))
                 coss.append(float(a @ b) / denom if denom > 0 else 0.0)
             emb_p, emb_r, emb_cos = float(np.max(ps)), float(np.mean(rs)), float(np.mean(coss))
-        out[i] = (p1, r1, p2, r2, idf_p, idf_r, best, consensus, length, emb_p, emb_r, emb_cos)
+        base = (p1, r1, p2, r2, idf_p, idf_r, best, consensus, length, emb_p, emb_r, emb_cos)
+        out[i, : len(base)] = base
+        out[i, len(base) :] = content_features(ct, rts, index, vectors, idf)
     return out
+
+
+def content_features(
+    candidate: Sequence[str],
+    references: Sequence[Sequence[str]],
+    index: Mapping[str, int],
+    vectors: FloatArray,
+    idf: Any,
+) -> list[float]:
+    """The content-word features of one item (``exact-unsup`` ... ``cand-len`` of :data:`TEXT_FEATURES`).
+
+    Args:
+        candidate: Candidate tokens.
+        references: Tokens of each reference.
+        index: Word -> row of ``vectors`` (unit length).
+        vectors: Word vectors.
+        idf: Function word -> inverse document frequency.
+    """
+    from capeval.metrics.learned.wmd import STOP_WORDS
+
+    ct = [w for w in candidate if w not in STOP_WORDS]
+    rts = [[w for w in r if w not in STOP_WORDS] for r in references]
+    ref_words = {w for r in rts for w in r}
+    known = [w for w in ct if w in index]
+    known_refs = [[w for w in r if w in index] for r in rts]
+    pooled = sorted({w for r in known_refs for w in r})
+    counts = Counter(w for r in rts for w in set(r))
+    shared = {w: n for w, n in counts.items() if n >= 2}
+    # A candidate without (known) content words has no supported word: its unsupported shares are 1.
+    exact_unsup = float(np.mean([w not in ref_words for w in ct])) if ct else 1.0
+    cand_words = set(ct)
+    cons_exact = sum(n for w, n in shared.items() if w in cand_words) / sum(shared.values()) if shared else 0.0
+    emb_unsup = idf_unsup = 1.0
+    emb_min = idf_p = idf_r = f_best = cons = 0.0
+    cons_words = [w for w in sorted(shared) if w in index]
+    cons_miss = 1.0 if cons_words else 0.0
+    if known and pooled:
+        cv = vectors[[index[w] for w in known]]
+        best = (cv @ vectors[[index[w] for w in pooled]].T).max(axis=1)
+        wi = np.array([idf(w) for w in known])
+        emb_min = float(best.min())
+        emb_unsup = float((best < SUPPORT_COSINE).mean())
+        idf_unsup = emb_unsup
+        if wi.sum() > 0:
+            idf_p = float((wi * best).sum() / wi.sum())
+            idf_unsup = float((wi * (best < SUPPORT_COSINE)).sum() / wi.sum())
+        recalls = []
+        for words in known_refs:
+            if not words:
+                continue
+            sim = cv @ vectors[[index[w] for w in words]].T
+            wr = np.array([idf(w) for w in words])
+            recalls.append(float((wr * sim.max(axis=0)).sum() / wr.sum()) if wr.sum() > 0 else 0.0)
+            p = float((wi * sim.max(axis=1)).sum() / max(wi.sum(), 1e-9))
+            r = float((wr * sim.max(axis=0)).sum() / max(wr.sum(), 1e-9))
+            if p + r > 0:
+                f_best = max(f_best, 2 * p * r / (p + r))
+        idf_r = float(np.mean(recalls)) if recalls else 0.0
+        if cons_words:
+            covered = (vectors[[index[w] for w in cons_words]] @ cv.T).max(axis=1)
+            wn = np.array([shared[w] for w in cons_words], dtype=np.float64)
+            cons = float((wn * covered).sum() / wn.sum())
+            cons_miss = float((wn * (covered < SUPPORT_COSINE)).sum() / wn.sum())
+    agreement = []
+    for a, words in enumerate(known_refs):
+        others = sorted({w for b, r in enumerate(known_refs) if b != a for w in r})
+        if words and others:
+            sim = vectors[[index[w] for w in words]] @ vectors[[index[w] for w in others]].T
+            agreement.append(float(sim.max(axis=1).mean()))
+    ref_agreement = float(np.mean(agreement)) if agreement else 1.0
+    informativeness = float(np.mean([idf(w) for w in ct])) if ct else 0.0
+    return [
+        exact_unsup,
+        emb_unsup,
+        idf_unsup,
+        emb_min,
+        idf_p,
+        idf_r,
+        f_best,
+        cons,
+        cons_exact,
+        cons_miss,
+        ref_agreement,
+        informativeness,
+        math.log(1.0 + len(ct)),
+        math.log(1.0 + len(candidate)),
+    ]
 
 
 class FeatureSetV2(RegistryFeatures):

@@ -155,9 +155,16 @@ class NNEvalV2(MeanMetric):
         return self.feature_set.prepare(references)
 
     def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
-        """Score of each tokenized item."""
+        """Score of each tokenized item; a candidate with no tokens scores 0 (the lowest score).
+
+        No training caption is empty, so the network has never seen one: its features (no words,
+        length 0) lie far outside the training data, where the network's extrapolation is not a
+        judgment.
+        """
         self._check_feature_config()
-        return self.model.predict(self.feature_set.compute(candidates, references, prepared))
+        scores = self.model.predict(self.feature_set.compute(candidates, references, prepared))
+        empty = np.array([not c.split() for c in candidates], dtype=bool)
+        return np.where(empty, 0.0, scores)
 
     def _check_feature_config(self) -> None:
         if self._checked:

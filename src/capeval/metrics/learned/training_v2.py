@@ -6,15 +6,17 @@
    object substitution, truncation); each becomes a :class:`Corpus` with image keys.
 2. :func:`corpus_matrix` computes (and caches on disk) its feature matrix
    (:mod:`capeval.metrics.learned.features_v2`).
-3. :func:`fit` trains the scorer (:mod:`capeval.metrics.learned.nneval_v2`) with one loss per
-   kind of judgment: squared error on graded ratings and yes-fractions (scaled to 0..1),
-   logistic loss on pairwise preferences (PASCAL-50S votes, correct caption > corrupted).
+3. :func:`fit` trains the scorer (:mod:`capeval.metrics.learned.nneval_v2`): every judgment
+   becomes a weighted pair (better, worse) inside one corpus (graded ratings and yes-fractions:
+   seeded random pairs; PASCAL-50S votes; correct caption > corrupted), under a logistic loss;
+   several seeded member networks are merged into one network giving their mean output.
 4. :func:`cross_validate` gives out-of-fold scores with image-disjoint folds, and
    :func:`figures` the published protocols' figures for the model and every classic metric.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -310,10 +312,14 @@ def image_folds(images: Sequence[str], n_folds: int = N_FOLDS, seed: int = DEFAU
 class FitConfig:
     """Hyper-parameters of :func:`fit` (recorded in the model), fixed before any evaluation."""
 
+    #: ``tanh`` units of each member network.
     hidden: int = 8
     l2: float = 1e-3
     max_iter: int = 400
-    pairs_per_corpus: int = 30000
+    pairs_per_corpus: int = 200000
+    #: Member networks (member ``m`` draws its pairs and initialisation with seed
+    #: ``seed * members + m``); their mean output is one network (:func:`merge_networks`).
+    members: int = 3
     #: Loss weight of each corpus (mean pairwise loss per corpus, then this weighted sum).
     weights: tuple[tuple[str, float], ...] = (
         ("expert", 1.0),
@@ -375,10 +381,10 @@ def fit(
     PASCAL-50S: the majority preference, weighted by its margin; self-made negatives: the human
     caption over each corrupted version); the loss is the mean logistic loss
     ``log(1 + exp(-(s_better - s_worse)))`` per corpus, summed with the corpus weights, plus L2
-    on the weights. Full-batch L-BFGS from a seeded initialisation: deterministic.
+    on the weights. Full-batch L-BFGS from a seeded initialisation: deterministic. With
+    ``config.members`` > 1, that many networks are trained, each on its own seeded pairs and
+    initialisation, and merged into one network giving their mean output (:func:`merge_networks`).
     """
-    from scipy.optimize import minimize
-
     from capeval.metrics.learned.features_v2 import FEATURES
     from capeval.metrics.learned.nneval_v2 import ScorerModel
 
@@ -399,7 +405,31 @@ def fit(
     scale = np.where(scale > 1e-12, scale, 1.0)
     z = (x - mean) / scale
     sub = {n: corpora[n] for n in names}
-    terms = [(p + offsets[n], pw, cw) for n, p, pw, cw in training_pairs(sub, masks, cfg)]
+    fits = []
+    for m in range(max(cfg.members, 1)):
+        member = dataclasses.replace(cfg, seed=cfg.seed * max(cfg.members, 1) + m)
+        terms = [(p + offsets[n], pw, cw) for n, p, pw, cw in training_pairs(sub, masks, member)]
+        fits.append(_fit_network(z, terms, member))
+    params = merge_networks([f[0] for f in fits])
+    meta = {
+        "name": "nneval-v2",
+        "seed": cfg.seed,
+        "config": {k: v for k, v in cfg.__dict__.items()},
+        "iterations": [f[1] for f in fits],
+        "loss": float(np.mean([f[2] for f in fits])),
+    }
+    return ScorerModel(tuple(features or FEATURES), mean, scale, params, meta)
+
+
+def _fit_network(
+    z: np.ndarray, terms: Sequence[tuple[np.ndarray, np.ndarray, float]], cfg: FitConfig
+) -> tuple[list[np.ndarray], int, float]:
+    """One network on standardised inputs ``z``: full-batch L-BFGS from a seeded start.
+
+    Returns its parameters ``[W1, b1, w2, b2]``, the iterations run and the final loss.
+    """
+    from scipy.optimize import minimize
+
     d, h = z.shape[1], cfg.hidden
     rng = np.random.default_rng(cfg.seed)
     shapes = [(d, h), (h,), (h + d,), ()]
@@ -436,16 +466,23 @@ def fit(
 
     theta0 = np.concatenate([a.ravel() for a in init])
     res = minimize(objective, theta0, jac=True, method="L-BFGS-B", options={"maxiter": cfg.max_iter})
-    params = unpack(res.x)
-    params = [np.array(p, dtype=np.float64) for p in params]
-    meta = {
-        "name": "nneval-v2",
-        "seed": cfg.seed,
-        "config": {k: v for k, v in cfg.__dict__.items()},
-        "iterations": int(res.nit),
-        "loss": float(res.fun),
-    }
-    return ScorerModel(tuple(features or FEATURES), mean, scale, params, meta)
+    params = [np.array(p, dtype=np.float64) for p in unpack(res.x)]
+    return params, int(res.nit), float(res.fun)
+
+
+def merge_networks(members: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray]:
+    """One network whose output is the mean output of ``members`` (same inputs, any widths).
+
+    The hidden units are placed side by side with their output weights divided by the number
+    of members; the skip weights and the bias are averaged.
+    """
+    k = len(members)
+    w1 = np.hstack([m[0] for m in members])
+    b1 = np.concatenate([m[1] for m in members])
+    hidden = np.concatenate([m[2][: m[0].shape[1]] / k for m in members])
+    skip = np.mean([m[2][m[0].shape[1] :] for m in members], axis=0)
+    b2 = np.array(np.mean([float(m[3]) for m in members]))
+    return [w1, b1, np.concatenate([hidden, skip]), b2]
 
 
 def cross_validate(
@@ -531,8 +568,6 @@ def train_nneval_v2(
     cv_figures: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Any:
     """The shipped model: :func:`fit` on every item, with data and figures in ``meta``."""
-    import dataclasses
-
     from capeval.metrics.learned.features_v2 import FeatureSetV2
 
     cfg = config or FitConfig()
