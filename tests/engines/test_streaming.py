@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from capeval.data import demo_paths
 from capeval.engines.local import evaluate
-from capeval.engines.streaming import evaluate_stream
+from capeval.engines.streaming import _DaskRunner, evaluate_stream
 from capeval.io import load_corpus
 
 METRICS = ["bleu", "rouge-l", "cider-d"]
@@ -77,3 +78,14 @@ def test_streamed_on_dask_equals_in_process(corpus: Any, client: Any) -> None:
         _source(corpus), len(corpus), metrics=METRICS, partition_size=300, client=client, keep_items=True
     )
     _check(streamed, local)
+
+
+def _late_first(i: int) -> int:
+    if i == 0:
+        time.sleep(0.5)
+    return i
+
+
+def test_dask_runner_yields_in_call_order_when_later_calls_finish_first(client: Any) -> None:
+    # the later calls finish (and are fetched) while the first still runs; the order stays the calls'
+    assert list(_DaskRunner(client).map(_late_first, [(i,) for i in range(10)])) == list(range(10))

@@ -266,7 +266,12 @@ class _LocalRunner:
 
 
 class _DaskRunner:
-    """Runs the calls on a Dask cluster, a bounded number in flight, results in call order."""
+    """Runs the calls on a Dask cluster, a bounded number in flight, results in call order.
+
+    Each result is fetched to the client as soon as it is finished, whatever its place in the
+    order, so a worker never holds finished partitions while an earlier one is still running: the
+    out-of-order results wait in the client (at most ``in_flight`` of them).
+    """
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -276,12 +281,20 @@ class _DaskRunner:
         return self.client.scatter(value, broadcast=True) if value is not None else None
 
     def map(self, func: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> Iterable[Any]:
-        pending: list[Any] = []
-        next_call = 0
-        while next_call < len(calls) or pending:
-            while next_call < len(calls) and len(pending) < self.in_flight:
-                pending.append(self.client.submit(func, *calls[next_call], pure=False))
+        from distributed import wait
+
+        running: dict[Any, int] = {}  # future -> call index
+        finished: dict[int, Any] = {}  # call index -> result, fetched, not yet yielded
+        next_call = next_yield = 0
+        while next_yield < len(calls):
+            while next_call < len(calls) and len(running) + len(finished) < self.in_flight:
+                running[self.client.submit(func, *calls[next_call], pure=False)] = next_call
                 next_call += 1
-            future = pending.pop(0)
-            yield future.result()
-            future.release()
+            if next_yield not in finished:
+                done = wait(list(running), return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
+                for future in done:
+                    finished[running.pop(future)] = future.result()
+                    future.release()
+                continue
+            yield finished.pop(next_yield)
+            next_yield += 1
