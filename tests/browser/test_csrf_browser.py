@@ -7,22 +7,13 @@ host: auto-posted forms (mark a baseline, log the victim in as the attacker) and
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
+from tests.browser.test_leaderboard_browser import CHROMIUM, CHROMIUM_ARGS, sync_api  # skips without chromium
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-
-sync_api = pytest.importorskip("playwright.sync_api")
-pytest.importorskip("fastapi")
-if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-    pytest.skip("Debian chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 from sqlalchemy import func, select  # noqa: E402
 from tests.server.support import HOST_PASSWORD, LiveServer, make_server, results_for, split_ids  # noqa: E402

@@ -8,7 +8,6 @@ file. Screenshots go to ``artifacts/``.
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from tests.browser.test_leaderboard_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, sync_api
@@ -25,9 +24,7 @@ def _shot(page, name: str) -> None:
 
 def test_host_flow(tmp_path):
     server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
-    worker = server.worker(worker_id="browser-host")
-    thread = threading.Thread(target=worker.run, daemon=True)
-    thread.start()
+    stop_worker = server.start_worker("browser-host")
     ARTIFACTS.mkdir(exist_ok=True)
     token = server.register("gus", team="team gus")
     items = results_for(split_ids()[0])
@@ -120,7 +117,6 @@ def test_host_flow(tmp_path):
                 assert action in audit
             browser.close()
     finally:
-        worker.stop_event.set()
-        thread.join(timeout=30)
+        stop_worker()
         server.client.close()
         server.db.dispose()

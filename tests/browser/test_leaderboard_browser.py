@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -49,9 +48,7 @@ def _column(page, split: str, column: str) -> list[float]:
 
 def test_register_upload_leaderboard_sort_drilldown(tmp_path):
     server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
-    worker = server.worker(worker_id="browser-test-worker")
-    thread = threading.Thread(target=worker.run, daemon=True)
-    thread.start()
+    stop_worker = server.start_worker("browser-test-worker")
     results = tmp_path / "captions_val2014_mine_results.json"
     val_ids = split_ids()[0]
     # Caption every val image with the same sentence: clearly worse than the baseline.
@@ -106,8 +103,7 @@ def test_register_upload_leaderboard_sort_drilldown(tmp_path):
             page.screenshot(path=str(ARTIFACTS / "server-drilldown.png"), full_page=True)
             browser.close()
     finally:
-        worker.stop_event.set()
-        thread.join(timeout=30)
+        stop_worker()
         server.client.close()
         server.db.dispose()
     assert (ARTIFACTS / "server-leaderboard.png").stat().st_size > 10_000

@@ -10,7 +10,6 @@ drill-down must fit a 1280x800 window without horizontal page scrolling. Screens
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from tests.browser.test_leaderboard_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, sync_api
@@ -31,9 +30,7 @@ def _shot(page, name: str) -> None:
 
 def test_participant_flow_and_pages_fit(tmp_path):
     server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}")
-    worker = server.worker(worker_id="browser-participant")
-    thread = threading.Thread(target=worker.run, daemon=True)
-    thread.start()
+    stop_worker = server.start_worker("browser-participant")
     captions = {r["image_id"]: r["caption"] for r in demo_results()}
     ARTIFACTS.mkdir(exist_ok=True)
     try:
@@ -139,8 +136,7 @@ def test_participant_flow_and_pages_fit(tmp_path):
             assert old.status_code == 401
             browser.close()
     finally:
-        worker.stop_event.set()
-        thread.join(timeout=30)
+        stop_worker()
         server.client.close()
         server.db.dispose()
     assert (ARTIFACTS / "participant-3-leaderboard.png").stat().st_size > 10_000

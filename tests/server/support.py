@@ -9,7 +9,8 @@ import importlib.util
 import json
 import os
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,18 @@ class Server:
 
     def worker(self, **kw: Any) -> Worker:
         return Worker(self.db, self.settings, **kw)
+
+    def start_worker(self, worker_id: str) -> Callable[[], None]:
+        """Run a worker in a background thread; returns the function that stops it and waits."""
+        worker = self.worker(worker_id=worker_id)
+        thread = threading.Thread(target=worker.run, daemon=True)
+        thread.start()
+
+        def stop() -> None:
+            worker.stop_event.set()
+            thread.join(timeout=30)
+
+        return stop
 
     def run_jobs(self) -> int:
         return self.worker(worker_id="test-worker").run(once=True)
