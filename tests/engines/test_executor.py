@@ -72,6 +72,25 @@ def test_requirement_is_scored_once_and_shared() -> None:
     assert results["overlap"].details == tuple(sorted(set(c.split())) for c in CANDS)
 
 
+def test_every_metric_is_prefetched_before_anything_is_scored() -> None:
+    events: list[str] = []
+
+    class Recording(Overlap):
+        def prefetch(self) -> None:
+            events.append(f"prefetch {self.label}")
+
+        def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> Any:
+            events.append(f"score {self.label}")
+            return super().item_values(candidates, references, prepared)
+
+    first, second = Recording(tokenizer="none"), Recording(tokenizer="none")
+    first.label, second.label = "a", "b"  # type: ignore[attr-defined]
+    second.name = "overlap2"  # type: ignore[misc]
+    _run({"a": first, "b": second})
+    assert events[:2] == ["prefetch a", "prefetch b"]
+    assert sorted(events[2:]) == ["score a", "score b"]
+
+
 def test_template_gives_the_executor_result() -> None:
     direct = Twice().score_tokenized(candidates=CANDS, references=REFS)
     assert direct.score == pytest.approx(2 * Overlap(tokenizer="none").score(candidates=CANDS, references=REFS).score)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +68,35 @@ def test_no_background_conversion_without_the_official_package(tmp_path: Path, m
     _firstrun.prepare_first_use()  # returns at once: the caller's load reports the problem
     with pytest.raises(MeteorDataError, match="meteor-1.5.jar"):
         _resources.locate_pycocoevalcap()
+
+
+def test_a_conversion_started_ahead_is_the_one_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        _resources.locate_pycocoevalcap()
+    except MeteorDataError as exc:
+        pytest.skip(str(exc))
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path))  # nothing converted here yet
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> subprocess.Popen[bytes]:  # a real process standing in for the 8 s conversion
+        started.append(subprocess.Popen([sys.executable, "-c", "pass"]))
+        return started[-1]
+
+    monkeypatch.setattr(_firstrun, "_start_conversion", start)
+    METEOR(tokenizer="none").prefetch()  # what a scoring run does before it scores anything
+    _firstrun.start_first_use()  # a second request starts nothing more
+    assert len(started) == 1
+    _firstrun.prepare_first_use()  # waits for that process instead of starting another
+    assert len(started) == 1
+    assert started[0].returncode == 0
+    assert _firstrun._started is None
+
+
+def test_no_early_conversion_when_the_tables_are_converted(meteor: METEOR, monkeypatch: pytest.MonkeyPatch) -> None:
+    def started() -> None:
+        raise AssertionError("a conversion was started although the tables are converted")
+
+    monkeypatch.setattr(_firstrun, "_start_conversion", started)
+    METEOR(tokenizer="none").prefetch()
+    _firstrun.start_first_use()
+    assert _firstrun._started is None

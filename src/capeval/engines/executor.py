@@ -237,6 +237,8 @@ def run(
         return ident
 
     top_ident = {key: visit(key, metric, True, (prepared or {}).get(key, _UNSET)) for key, metric in metrics.items()}
+    for ident in order:  # one-time set-up that can run in the background starts before any scoring
+        nodes[ident][1].prefetch()
 
     done: dict[Hashable, CorpusResult] = {}
     data_of: dict[Hashable, Any] = {}

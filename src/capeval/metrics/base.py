@@ -227,6 +227,16 @@ class Metric(abc.ABC):
         """
         return {}
 
+    def prefetch(self) -> None:
+        """Start one-time set-up that can proceed in the background (a new installation's METEOR
+        converts its tables), so that it overlaps tokenizing and the other metrics of a run.
+
+        Called by the executor, for every metric of a run and those they require, before it
+        scores anything; a no-op by default. Scoring never depends on it: the metric completes
+        (or waits for) its set-up when it first needs it.
+        """
+        return None
+
     def prepare(self, references: Sequence[Sequence[str]]) -> Any:
         """Corpus-level reference data computed once (CIDEr-D document frequencies).
 

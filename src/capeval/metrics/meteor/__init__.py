@@ -185,6 +185,11 @@ class METEOR(Metric):
         """METEOR version, language, normalization and modules."""
         return (("release", "1.5"), ("lang", "en"), ("norm", "yes"), ("mods", "ex_st_sy_pa"))
 
+    def prefetch(self) -> None:
+        """On a new installation, start converting the tables in the background (see ``_firstrun``)."""
+        if self._words is None:
+            _firstrun.start_first_use()
+
     def _tables(self) -> _WordTables:
         if self._words is None:
             _firstrun.prepare_first_use()  # a new install: convert the tables while the aligner compiles

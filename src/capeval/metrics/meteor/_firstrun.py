@@ -1,12 +1,15 @@
 """METEOR's first use on a machine: convert the data tables and compile the aligner side by side.
 
-Both are one-time costs of similar size (the paraphrase-table conversion, about 8 s of CPU, and
-numba's compilation of the aligner, about 12 s). Done one after the other they dominate a new
-user's first run; here the conversion runs in a separate process
-(a new interpreter calling ``load_meteor_data``, which writes the cache exactly as an in-process
-first use does) while this process compiles the aligner on an empty job with the argument types
-of a real one. Anything unexpected (no interpreter to start, the conversion failing) falls back
-to the in-process conversion, which reports errors as before.
+Both are one-time costs (the paraphrase-table conversion, about 8 s of CPU, and numba's
+compilation of the aligner, about 12 s, unless the installed wheel carries numba's cache of it:
+see ``capeval.engines.precompile``). Done one after the other they dominate a new user's first
+run; here the conversion runs in a separate process (a new interpreter calling
+``load_meteor_data``, which writes the cache exactly as an in-process first use does) while this
+process compiles the aligner on an empty job with the argument types of a real one. A scoring
+run starts the conversion before it scores anything (:func:`start_first_use`, through
+``METEOR.prefetch``), so that it also overlaps tokenizing and the other metrics. Anything
+unexpected (no interpreter to start, the conversion failing) falls back to the in-process
+conversion, which reports errors as before.
 """
 
 from __future__ import annotations
@@ -15,15 +18,20 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 
 from capeval.metrics.meteor import _kernel, _resources
 
-__all__ = ["compile_kernels", "prepare_first_use", "warm_job"]
+__all__ = ["compile_kernels", "prepare_first_use", "start_first_use", "warm_job"]
 
 logger = logging.getLogger("capeval")
+
+#: The conversion started ahead of the first load by :func:`start_first_use` (one per process).
+_started: subprocess.Popen[bytes] | None = None
+_started_lock = threading.Lock()
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -86,24 +94,50 @@ def _start_conversion() -> subprocess.Popen[bytes] | None:
         return None
 
 
-def prepare_first_use() -> None:
-    """Before a process first loads the METEOR tables: if they are not converted yet, convert
-    them in a background process while this one compiles the aligner; then return (the caller
-    loads the tables, converting them itself if the background conversion failed)."""
-    target = _resources.cache_dir()
-    if (target / "manifest.json").is_file() or not _kernel.HAVE_NUMBA:
-        return
+def _needs_conversion() -> bool:
+    """Whether the tables are still to be converted (and can be: the official package is there)."""
+    if (_resources.cache_dir() / "manifest.json").is_file() or not _kernel.HAVE_NUMBA:
+        return False
     try:
         _resources.locate_pycocoevalcap()
     except _resources.MeteorDataError:
-        return  # the caller's load reports it at once, without compiling first
+        return False  # the caller's load reports it at once, without compiling first
+    return True
+
+
+def _start_logged() -> subprocess.Popen[bytes] | None:
     proc = _start_conversion()
+    if proc is not None:
+        logger.info(
+            "converting the METEOR paraphrase table once into %s in the background (about 8 s, first use only)",
+            _resources.cache_dir(),
+        )
+    return proc
+
+
+def start_first_use() -> None:
+    """If the METEOR tables are not converted yet, start converting them in a background process
+    now (at most one per process; :func:`prepare_first_use` waits for it)."""
+    global _started
+    with _started_lock:
+        if _started is None and _needs_conversion():
+            _started = _start_logged()
+
+
+def prepare_first_use() -> None:
+    """Before a process first loads the METEOR tables: if they are not converted yet, convert
+    them in a background process (or wait for the one :func:`start_first_use` started) while
+    this one compiles the aligner; then return (the caller loads the tables, converting them
+    itself if the background conversion failed)."""
+    global _started
+    with _started_lock:
+        proc, _started = _started, None
     if proc is None:
-        return
-    logger.info(
-        "converting the METEOR paraphrase table once into %s while the aligner compiles (about 10 s, first use only)",
-        target,
-    )
+        if not _needs_conversion():
+            return
+        proc = _start_logged()
+        if proc is None:
+            return
     try:
         compile_kernels()
         code = proc.wait()
