@@ -26,6 +26,39 @@ try:  # numba is a dependency, but every metric also works without it.
 except ImportError:  # pragma: no cover - exercised only without numba
     HAVE_NUMBA = False
 
+_LoadingCache: Any = None
+if HAVE_NUMBA:
+    try:
+        from numba.core.caching import FunctionCache as _FunctionCache
+        from numba.core.runtime import rtsys as _rtsys
+    except ImportError:  # pragma: no cover - a numba without these: its own cache is used as it is
+        pass
+    else:
+        if all(hasattr(_FunctionCache, a) for a in ("_load_overload", "_guard_against_spurious_io_errors")):
+
+            class _LoadingCache(_FunctionCache):  # type: ignore[no-redef]
+                """numba's cache of a kernel, loading it without first preparing to compile.
+
+                numba's own ``load_overload`` first makes its compiler's registries complete
+                (importing all of its typing and lowering modules: about 0.3 s of every process's
+                start) although loading machine code needs only the runtime. Here only the runtime
+                is initialized; when a kernel must be compiled after all, numba's compiler
+                prepares itself as usual.
+                """
+
+                def load_overload(self, sig: Any, target_context: Any) -> Any:
+                    _rtsys.initialize(target_context)
+                    with self._guard_against_spurious_io_errors():
+                        return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+
+
+def _cached(dispatcher: Any) -> Any:
+    """``dispatcher`` (compiled with ``cache=True``) loading its cache with :class:`_LoadingCache`."""
+    if _LoadingCache is not None and isinstance(getattr(dispatcher, "_cache", None), _FunctionCache):
+        dispatcher._cache = _LoadingCache(dispatcher.py_func)
+    return dispatcher
+
+
 #: Bits per word in a packed n-gram key: four words fill one 64-bit key.
 WORD_BITS = 16
 #: Distinct words that fit in a packed n-gram key.
@@ -37,7 +70,7 @@ _HASH_MULT = 0x9E3779B97F4A7C15
 def jit(func: Any) -> Any:
     """Compile ``func`` with numba (cached, releasing the GIL), or return it unchanged."""
     if HAVE_NUMBA:
-        return _njit(cache=True, nogil=True)(func)
+        return _cached(_njit(cache=True, nogil=True)(func))
     return func  # pragma: no cover - exercised only without numba
 
 
@@ -56,7 +89,7 @@ def helper(func: Any) -> Any:
 def inline(func: Any) -> Any:
     """Like :func:`jit`, for small helpers of hot loops: numba inlines them into their callers."""
     if HAVE_NUMBA:
-        return _njit(cache=True, nogil=True, inline="always")(func)
+        return _cached(_njit(cache=True, nogil=True, inline="always")(func))
     return func  # pragma: no cover - exercised only without numba
 
 
