@@ -94,3 +94,21 @@ def test_cache_read_records_stats_and_still_detects_changes(tmp_path: Path) -> N
     os.utime(target / "vocab.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     with pytest.raises(MeteorDataError, match="corrupt"):
         _resources._read_cache(target)
+
+
+def test_gunzip_inflates_one_member_and_refuses_the_rest(tmp_path: Path) -> None:
+    text = "".join(f"{i}\nphrase {i}\nparaphrase {i}\n" for i in range(50_000)).encode("utf-8")
+    good = tmp_path / "good.gz"
+    good.write_bytes(gzip.compress(text))
+    assert _resources._gunzip(good).tobytes() == text  # several 256 kB input pieces
+    cases = {
+        "two.gz": (gzip.compress(b"a\n") + gzip.compress(b"b\n"), "data after the end"),
+        "cut.gz": (gzip.compress(text)[:-5000] + gzip.compress(text)[-4:], "cut short"),
+        "long.gz": (gzip.compress(text)[:-4] + (10).to_bytes(4, "little"), "content size differs"),
+        "text.gz": (b"not a gzip file at all", "not a valid gzip file"),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(MeteorDataError, match=message):
+            _resources._gunzip(path)

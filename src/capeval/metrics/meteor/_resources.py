@@ -34,6 +34,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -202,23 +203,43 @@ class MeteorData:
         return _parse_exceptions(self.exceptions_text)
 
 
+def _gunzip(gz_path: Path) -> npt.NDArray[np.uint8]:
+    """The content of a one-member gzip file, inflated straight into one array (no second copy).
+
+    The array's size comes from the gzip trailer (the content size mod 2**32); zlib checks the
+    CRC-32 and length, and a content of any other size is refused. Input is fed in 256 kB
+    pieces, which inflates the 62 MB paraphrase file about a third faster than ``gzip`` reads it.
+    """
+    with open(gz_path, "rb") as handle:
+        handle.seek(-4, os.SEEK_END)
+        size = int.from_bytes(handle.read(4), "little")
+        handle.seek(0)
+        buf = np.empty(size, dtype=np.uint8)
+        filled = 0
+        inflater = zlib.decompressobj(wbits=31)
+        while piece := handle.read(1 << 18):
+            try:
+                out = inflater.decompress(piece)
+            except zlib.error as exc:
+                raise MeteorDataError(f"{gz_path}: not a valid gzip file ({exc})") from exc
+            if inflater.unused_data:
+                raise MeteorDataError(f"{gz_path}: data after the end of the compressed content")
+            if filled + len(out) > size:
+                raise MeteorDataError(f"{gz_path}: the content size differs from the gzip trailer")
+            buf[filled : filled + len(out)] = np.frombuffer(out, dtype=np.uint8)
+            filled += len(out)
+    if not inflater.eof or filled != size:
+        raise MeteorDataError(f"{gz_path}: the content size differs from the gzip trailer (or the file is cut short)")
+    return buf
+
+
 def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
     """Convert ``paraphrase-en.gz`` (line triples: probability, phrase, paraphrase)."""
     from capeval.metrics.meteor import _convert
 
     # compile (or load) the parser before the text is in memory: compilation needs memory too
     _convert.parse_paraphrases(np.frombuffer(b"0\na\nb\n", dtype=np.uint8), TOKEN_BITS, TOKENS_PER_WORD)
-    with open(gz_path, "rb") as handle:  # the gzip trailer holds the size (mod 2**32) of the content
-        handle.seek(-4, os.SEEK_END)
-        size = int.from_bytes(handle.read(4), "little")
-    buf = np.empty(size, dtype=np.uint8)  # read in place: no second copy of the 272 MB text
-    with gzip.open(gz_path, "rb") as handle:
-        filled = 0
-        view = buf.data  # a memoryview of the array
-        while filled < size and (got := handle.readinto(view[filled:])):
-            filled += got
-        if filled != size or handle.read(1):
-            raise MeteorDataError(f"{gz_path}: the content size differs from the gzip trailer")
+    buf = _gunzip(gz_path)
     code, phrase, u_hi, u_lo, u_len, tok_start, tok_len, n_tok = _convert.parse_paraphrases(
         buf, TOKEN_BITS, TOKENS_PER_WORD
     )
@@ -229,7 +250,7 @@ def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
     if code == _convert.TOO_MANY_WORDS:
         raise MeteorDataError(f"{gz_path}: the vocabulary exceeds {TOKEN_BITS}-bit ids")
     vocab_words = [bytes(buf[tok_start[t] : tok_start[t] + tok_len[t]]).decode("utf-8") for t in range(1, n_tok + 1)]
-    del buf, view
+    del buf
     # Distinct phrases renumbered by sorted key, so that lookups are binary searches.
     order = np.lexsort((u_lo, u_hi))
     rank = np.empty_like(order)
