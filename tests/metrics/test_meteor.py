@@ -142,6 +142,16 @@ def test_normalizer_examples(meteor: METEOR) -> None:
         'a man \'s hat , ( red ) " nice " - well known x ray !'.split()
     )
     assert normalize_tokens("", prefixes) == []
+    # each rewrite runs only where its character occurs; these take one rule at a time (values of
+    # the normalizer before that shortcut)
+    assert normalize_tokens("DOTMULTI.x", prefixes) == ["..", "x"]  # the text itself says DOTMULTI.
+    assert normalize_tokens("a DOTMULTI. b", prefixes) == ["a", "..", "b"]
+    assert normalize_tokens("x..y", prefixes) == ["x", "..", "y"]
+    assert normalize_tokens("a--b", prefixes) == ["a", "b"]
+    assert normalize_tokens("it's 90's", prefixes) == ["it", "'s", "90", "'s"]
+    assert normalize_tokens("l'amour", prefixes) == ["l", "'amour"]
+    assert normalize_tokens("\u2018\u2018quoted\u2019\u2019", prefixes) == ['"', "quoted", '"']
+    assert normalize_tokens("1,000 , 2,x a,3", prefixes) == ["1,000", ",", "2", ",", "x", "a", ",", "3"]
 
 
 def test_meteor_segments_mirror_meteor_py() -> None:

@@ -54,24 +54,32 @@ def _java_tokens(text: str) -> list[str]:
 
 
 def _normalize_line(line: str, prefixes: dict[str, bool]) -> str:
+    # Each rewrite below needs a character it tests for first (a comma, a quote, a hyphen, ...):
+    # a line without it is left as it is, so the test only skips regex scans that find nothing.
     w = " " + line + " "
     w = _SYMBOL.sub(r" \1 ", w)
-    w = _MULTIDOT.sub(r" DOTMULTI\1", w)
-    while "DOTMULTI." in w:
+    if ".." in w:
+        w = _MULTIDOT.sub(r" DOTMULTI\1", w)
+    while "DOTMULTI." in w:  # (also where the text itself says "DOTMULTI.")
         w = _DOTMULTI_NEXT.sub(r"DOTDOTMULTI \1", w)
         w = w.replace("DOTMULTI.", "DOTDOTMULTI")
-    w = _COMMA_1.sub(r"\1 , \2", w)
-    w = _COMMA_2.sub(r"\1 , \2", w)
-    w = _COMMA_3.sub(r"\1 , \2", w)
-    w = _SINGLE_QUOTES.sub("'", w)
-    w = _DOUBLE_QUOTES.sub(' " ', w)
-    w = w.replace("\u2013", "-").replace("--", "-")
-    w = _HYPHEN.sub(r"\1 \2", w)
-    w = _APOS_1.sub(r"\1 ' \2", w)
-    w = _APOS_2.sub(r"\1 ' \2", w)
-    w = _APOS_3.sub(r"\1 ' \2", w)
-    w = _APOS_4.sub(r"\1 '\2", w)
-    w = _APOS_5.sub(r"\1 '\2", w)
+    if "," in w:
+        w = _COMMA_1.sub(r"\1 , \2", w)
+        w = _COMMA_2.sub(r"\1 , \2", w)
+        w = _COMMA_3.sub(r"\1 , \2", w)
+    if "`" in w or "\u2018" in w or "\u2019" in w:
+        w = _SINGLE_QUOTES.sub("'", w)
+    if "''" in w or "\u201c" in w or "\u201d" in w:
+        w = _DOUBLE_QUOTES.sub(' " ', w)
+    if "-" in w or "\u2013" in w:
+        w = w.replace("\u2013", "-").replace("--", "-")
+        w = _HYPHEN.sub(r"\1 \2", w)
+    if "'" in w:
+        w = _APOS_1.sub(r"\1 ' \2", w)
+        w = _APOS_2.sub(r"\1 ' \2", w)
+        w = _APOS_3.sub(r"\1 ' \2", w)
+        w = _APOS_4.sub(r"\1 '\2", w)
+        w = _APOS_5.sub(r"\1 '\2", w)
     words = _java_tokens(w)
     out: list[str] = []
     for i, word in enumerate(words):
