@@ -84,14 +84,13 @@ def morph(word: str, synset_index: Mapping[str, int]) -> str:
     return ""
 
 
-def synonym_set(
+def _synonym_ids(
     word: str,
     synset_index: Mapping[str, int],
     exceptions: Mapping[str, tuple[str, ...]],
     offsets: npt.NDArray[np.int64],
     ids: npt.NDArray[np.int32],
-) -> npt.NDArray[np.int32]:
-    """Sorted synset ids of ``word``: its own synsets plus those of its base form(s)."""
+) -> list[int]:
     keys: list[int] = []
     if word in synset_index:
         keys.append(synset_index[word])
@@ -102,14 +101,29 @@ def synonym_set(
         if base in synset_index:
             keys.append(synset_index[base])
     if not keys:
-        return np.zeros(0, dtype=np.int32)
-    return np.unique(np.concatenate([ids[offsets[k] : offsets[k + 1]] for k in keys])).astype(np.int32)
+        return []
+    # a few ids per word: Python's set and sort cost less than NumPy's per-call overhead
+    merged: set[int] = set()
+    for k in keys:
+        merged.update(ids[offsets[k] : offsets[k + 1]].tolist())
+    return sorted(merged)
 
 
-def _signature(synsets: npt.NDArray[np.int32]) -> int:
+def synonym_set(
+    word: str,
+    synset_index: Mapping[str, int],
+    exceptions: Mapping[str, tuple[str, ...]],
+    offsets: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int32],
+) -> npt.NDArray[np.int32]:
+    """Sorted synset ids of ``word``: its own synsets plus those of its base form(s)."""
+    return np.asarray(_synonym_ids(word, synset_index, exceptions, offsets, ids), dtype=np.int32)
+
+
+def _signature(synsets: list[int]) -> int:
     # 64-bit Bloom signature: disjoint signatures prove that two words share no synset.
     sig = 0
-    for sid in synsets.tolist():
+    for sid in synsets:
         sig |= 1 << ((sid * SIG_MULT >> 11) & 63)
     return sig
 
@@ -126,16 +140,18 @@ def word_features(
     hashes: list[int] = []
     stems: list[int] = []
     sigs: list[int] = []
-    sets: list[npt.NDArray[np.int32]] = []
+    sizes: list[int] = []
+    flat_ids: list[int] = []
     for word, stem in zip(words, stem_words(words), strict=True):
         hashes.append(java_string_hash(word))
         stems.append(java_string_hash(stem))
-        syn = synonym_set(word, synset_index, exceptions, offsets, ids)
-        sets.append(syn)
+        syn = _synonym_ids(word, synset_index, exceptions, offsets, ids)
+        sizes.append(len(syn))
+        flat_ids.extend(syn)
         sigs.append(_signature(syn))
-    syn_off = np.zeros(len(sets) + 1, dtype=np.int64)
-    np.cumsum([s.size for s in sets], out=syn_off[1:])
-    flat = np.concatenate(sets).astype(np.int32) if sets else np.zeros(0, dtype=np.int32)
+    syn_off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=syn_off[1:])
+    flat = np.asarray(flat_ids, dtype=np.int32)
     return (
         np.asarray(hashes, dtype=np.int64),
         np.asarray(stems, dtype=np.int64),
