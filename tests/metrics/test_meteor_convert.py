@@ -55,6 +55,28 @@ def test_parser_matches_a_plain_reading(tmp_path: Path) -> None:
     assert np.all(np.diff(hi.astype(np.float64)) >= 0)  # sorted: lookups are binary searches
 
 
+def test_repeated_lines_are_the_same_phrase(tmp_path: Path) -> None:
+    # the parser reuses the previous line's phrase when a line repeats it byte for byte: runs of
+    # one phrase, neighbours of the same length that differ, and repeats on the paraphrase side
+    entries = [
+        ("0.5", "a dog", "a cat"),
+        ("0.4", "a dog", "a cat"),
+        ("0.3", "a dog", "the pup"),
+        ("0.2", "a cat", "a dog"),
+        ("0.2", "a cat", "a dog"),
+        ("0.1", "a cot", "cats"),
+        ("0.1", "a dog", "a cot"),
+        ("0.1", "dogs", "a dog"),
+    ]
+    arrays = _resources._build_paraphrase_arrays(_write(tmp_path / "r.gz", entries))
+    want = _expected(entries)
+    assert str(arrays["vocab"]).split("\n") == want["vocab"]
+    assert np.asarray(arrays["phrase_len"]).tolist() == want["lengths"]
+    off, dst = np.asarray(arrays["group_offsets"]), np.asarray(arrays["group_dst"])
+    got = {p: dst[off[p] : off[p + 1]].tolist() for p in range(off.size - 1) if off[p + 1] > off[p]}
+    assert got == want["groups"]
+
+
 def test_parser_refuses_malformed_tables(tmp_path: Path) -> None:
     with pytest.raises(MeteorDataError, match="longer than 7"):
         _resources._build_paraphrase_arrays(_write(tmp_path / "long.gz", ENTRIES))

@@ -112,11 +112,28 @@ def parse_paraphrases(buf: Any, token_bits: int, per_word: int) -> Any:
     for side in range(2):  # reference-side phrases of all entries first, then the paraphrases
         line = 0
         a = 0
+        # The previous phrase of this side: the file lists each reference-side phrase's
+        # paraphrases one after the other (92% of those lines repeat the line before), and a
+        # repeated line is the same phrase, with no new token (its first reading added them).
+        prev_a = 0
+        prev_len = -1
+        prev_id = 0
         for b in range(n + 1):
             if b < n and buf[b] != _NEWLINE:
                 continue
             if b == n and (n == 0 or buf[n - 1] == _NEWLINE):
                 break
+            if line % 3 == 1 + side and b - a == prev_len:
+                same = True
+                for k in range(prev_len):
+                    if buf[prev_a + k] != buf[a + k]:
+                        same = False
+                        break
+                if same:
+                    phrase[side * n_ent + line // 3] = prev_id
+                    line += 1
+                    a = b + 1
+                    continue
             if line % 3 == 1 + side:
                 hi = np.uint64(0)
                 lo = np.uint64(0)
@@ -150,6 +167,9 @@ def parse_paraphrases(buf: Any, token_bits: int, per_word: int) -> Any:
                     u_len[n_u] = count
                     n_u += 1
                 phrase[side * n_ent + line // 3] = table[slot]
+                prev_a = a
+                prev_len = b - a
+                prev_id = table[slot]
             line += 1
             a = b + 1
     return OK, phrase, u_hi[:n_u], u_lo[:n_u], u_len[:n_u], tok_start[: n_tok + 1], tok_len[: n_tok + 1], n_tok
