@@ -54,7 +54,7 @@ TARGET_FIRST_PEAK_MIB = 1024.0
 
 _SCORE_LINE = re.compile(r"^\S+\s+(Bleu_\d|METEOR|ROUGE_L|CIDEr)\s+(\d\.\d{4})\s*$")
 #: The console script's entry point, run by the interpreter of the environment measured.
-_ENTRY = "import sys; from capeval.cli.main import main; sys.exit(main())"
+_ENTRY = "import sys; from capeval.cli.main import console; sys.exit(console())"
 
 
 @dataclass
