@@ -8,9 +8,10 @@ Rows:
 * ``tokenize`` ... ``cider-d``: each stage inside the whole-corpus run below (the official
   stage times are the official runner's own, capeval's are ``Evaluation.timings``);
 * ``whole process``: one fresh process each, end to end — interpreter start, imports, reading
-  the input, PTB tokenization and BLEU + METEOR + ROUGE-L + CIDEr-D, as ``COCOEvalCap`` runs
-  them (the official code starts its Java tokenizer and METEOR; capeval uses ``--workers auto``
-  as ``capeval score`` does);
+  the input, PTB tokenization and BLEU + METEOR + ROUGE-L + CIDEr-D, and writing every score:
+  the official code as ``COCOEvalCap`` runs it (starting its Java tokenizer and METEOR), capeval
+  as the ``capeval score`` command (results and COCO references files in, ``--format json`` and
+  ``--per-image`` out, one worker process per CPU);
 * ``METEOR alone``: METEOR on the official tokenized text, whole process (``bench_meteor.py``).
 
 ``peak MiB`` is the largest resident set of the process tree (for the official code, the JVM's
@@ -24,6 +25,7 @@ Needs Java and the official package (installed into $CAPEVAL_ORACLE_DIR by the t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -32,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import bench_meteor
 from oracle import human_agreement_protocol, oracle_python
@@ -40,26 +43,43 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STAGES = (("tokenize", "tokenize"), ("bleu", "bleu"), ("meteor", "meteor"), ("rouge-l", "rouge"), ("cider-d", "cider"))
 
-_CAPEVAL_CHILD = r"""
-import json, sys
-with open(sys.argv[1], encoding="utf-8") as fh:
-    job = json.load(fh)
-from capeval.engines.local import evaluate
-ev = evaluate(candidates=job["candidates"], references=job["references"], ids=list(range(len(job["ids"]))),
-              metrics=["bleu", "meteor", "rouge-l", "cider-d"], workers=int(sys.argv[3]))
-names = ev.official_names()
-out = {"timings": dict(ev.timings), "corpus": ev.official_scores(),
-       "per_item": {names[k]: r.item_table[k].tolist() for r in ev.results.values() for k in r.item_table
-                    if k in names}}
-with open(sys.argv[2], "w", encoding="utf-8") as fh:
-    json.dump(out, fh)
-"""
+#: The ``capeval`` command, run by this interpreter (as its console script runs it).
+_CAPEVAL_COMMAND = "import sys; from capeval.cli.main import console; sys.exit(console())"
 
 
-def _run(cmd: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak MiB of one process tree."""
+def _capeval_inputs(protocol: dict[str, Any], tmp: Path) -> tuple[Path, Path]:
+    """The protocol as the files a user hands to ``capeval score`` (item ``k`` is image id ``k``)."""
+    results, references = tmp / "results.json", tmp / "references.json"
+    results.write_text(
+        json.dumps([{"image_id": k, "caption": c} for k, c in enumerate(protocol["candidates"])]), encoding="utf-8"
+    )
+    annotations = [
+        {"image_id": k, "id": len(protocol["references"][0]) * k + j, "caption": r}
+        for k, refs in enumerate(protocol["references"])
+        for j, r in enumerate(refs)
+    ]
+    images = [{"id": k} for k in range(len(protocol["candidates"]))]
+    references.write_text(json.dumps({"images": images, "annotations": annotations}), encoding="utf-8")
+    return results, references
+
+
+def _read_capeval(stdout: Path, per_image: Path) -> dict[str, Any]:
+    """``capeval score --format json`` output and its ``--per-image`` file, as the comparison reads them."""
+    printed = json.loads(stdout.read_text(encoding="utf-8"))
+    rows = json.loads(per_image.read_text(encoding="utf-8"))
+    names = list(printed["capeval"]["official_names"].values())
+    return {
+        "timings": printed["capeval"]["timings_s"],
+        "corpus": {name: printed[name] for name in names},
+        "per_item": {name: [rows[str(k)][name] for k in range(len(rows))] for name in names},
+    }
+
+
+def _run(cmd: list[str], stdout: Path | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak MiB of one process tree (its output to ``stdout``)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with open(stdout, "wb") if stdout else contextlib.nullcontext(subprocess.DEVNULL) as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)  # the child keeps its copy
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
@@ -86,14 +106,19 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps({**protocol, "metrics": ["bleu", "meteor", "rouge", "cider"], "tokenize": True}),
             encoding="utf-8",
         )
-        ours_out, theirs_out = Path(tmp) / "capeval.json", Path(tmp) / "official.json"
-        capeval_cmd = [sys.executable, "-c", _CAPEVAL_CHILD, str(job), str(ours_out), str(args.workers)]
+        ours_out, ours_items, theirs_out = Path(tmp) / "capeval.json", Path(tmp) / "items.json", Path(tmp) / "off.json"
+        results, references = _capeval_inputs(protocol, Path(tmp))
+        capeval_cmd = [
+            *(sys.executable, "-c", _CAPEVAL_COMMAND, "score", "--quiet", "--format", "json"),
+            *("--results", str(results), "--references", str(references), "--per-image", str(ours_items)),
+            *("--metrics", "bleu,meteor,rouge-l,cider-d", "--workers", str(args.workers)),
+        ]
         official_cmd = [official_python, str(runner), str(job), str(theirs_out)]
-        _run(capeval_cmd)  # warm-up: one-time data conversion and kernel compilation
+        _run(capeval_cmd, ours_out)  # warm-up: one-time data conversion and kernel compilation
         ours, theirs = [], []
         for _ in range(args.repeat):  # interleaved, so that background load touches both alike
             theirs.append((*_run(official_cmd), json.loads(theirs_out.read_text())))
-            ours.append((*_run(capeval_cmd), json.loads(ours_out.read_text())))
+            ours.append((*_run(capeval_cmd, ours_out), _read_capeval(ours_out, ours_items)))
         # METEOR alone on the official tokenized text, whole process (as bench_meteor.py)
         cands, refs = bench_meteor._load_val2014()
         mjob = Path(tmp) / "meteor.json"

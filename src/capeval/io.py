@@ -244,21 +244,25 @@ def _check_tree(document: Any, limits: JsonLimits, *, lengths: bool, surrogates:
     longer than ``limits.max_string_chars`` and strings with lone surrogates."""
     max_depth, max_chars, digits = limits.max_depth, limits.max_string_chars, limits.max_int_digits
     bound = 10**digits
+    strings_too = lengths or surrogates
     level: list[Any] = [document]
     depth = 0
     while level:  # breadth-first, one nesting level at a time
         depth += 1
         below: list[Any] = []
+        strings: list[str] = []  # this level's strings and keys, checked together
         for node in level:
             kind = type(node)
-            if kind is dict or kind is list:
+            if kind is str:
+                if strings_too:
+                    strings.append(node)
+            elif kind is dict or kind is list:
                 if depth > max_depth:
                     raise _Refused("too_deep", f"nested more than {max_depth} levels deep")
                 if kind is dict:
                     below.extend(node.values())
-                    if lengths or surrogates:
-                        for key in node:
-                            _check_string(key, max_chars, surrogates)
+                    if strings_too:
+                        strings.extend(node)
                 else:
                     below.extend(node)
             elif kind is int:
@@ -270,8 +274,12 @@ def _check_tree(document: Any, limits: JsonLimits, *, lengths: bool, surrogates:
             elif kind is float:
                 if not math.isfinite(node):
                     raise _Refused("number_too_large", "a number is out of range (overflows to infinity)")
-            elif kind is str and (lengths or surrogates):
-                _check_string(node, max_chars, surrogates)
+        if strings:
+            if lengths and max(map(len, strings)) > max_chars:
+                _check_string(next(t for t in strings if len(t) > max_chars), max_chars, False)
+            # joining creates no surrogate: one in the joined text is one in a string
+            if surrogates and _SURROGATE.search("".join(strings)):
+                _check_string(next(t for t in strings if _SURROGATE.search(t)), max_chars, True)
         level = below
 
 
@@ -654,13 +662,14 @@ def parse_references(
     parsed, is_jsonl = _parse(data, name, jsonl, limits)
     out: dict[ImageId, list[str]] = {}
     keys: dict[str, ImageId] = {}
+    lists: dict[str, list[str]] = {}  # matching key -> that image's captions (the lists in ``out``)
 
     def slot(where: str, image_id: Any) -> list[str]:
         key = _check_id(name, where, image_id)
         if key not in keys:
             parsed_id = image_id if not isinstance(image_id, str) else _parse_id(image_id)
             keys[key] = parsed_id
-            out[parsed_id] = []
+            out[parsed_id] = lists[key] = []
         return out[keys[key]]
 
     def check(where: str, caption: Any, role: str) -> str:
@@ -694,6 +703,12 @@ def parse_references(
             if not isinstance(images, list):
                 raise CaptionFileError(f'{name}: "images" must be a list', code="bad_shape")
             for index, image in enumerate(images):
+                if type(image) is dict and type(image_id := image.get("id")) is int:  # the common case
+                    key = str(image_id)
+                    if key not in keys:
+                        keys[key] = image_id
+                        out[image_id] = lists[key] = []
+                    continue
                 if not isinstance(image, dict) or "id" not in image:
                     raise CaptionFileError(
                         f'{name}: images[{index}]: expected an object with an "id"', code="bad_shape"
@@ -701,6 +716,22 @@ def parse_references(
                 slot(f"images[{index}]", image["id"])
         known = set(keys)
         for index, ann in enumerate(annotations):
+            # The common case first: an integer id of a known image and a caption that passes
+            # every check of ``check`` (a non-blank string within the length limit, without NUL).
+            if type(ann) is dict:
+                image_id, caption = ann.get("image_id"), ann.get("caption")
+                if (
+                    type(image_id) is int
+                    and type(caption) is str
+                    and len(caption) <= max_caption_chars
+                    and "\x00" not in caption
+                    and caption.strip()
+                ):
+                    captions = lists.get(str(image_id))
+                    if captions is not None:
+                        captions.append(caption)
+                        continue
+            # anything else goes through the full checks, which name what is wrong
             where = f"annotations[{index}]"
             if not isinstance(ann, dict):
                 raise CaptionFileError(
@@ -819,11 +850,29 @@ def json_safe(data: Any) -> Any:
     return data
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
+def _dumps(data: Any) -> str:
+    """Compact JSON with NaN and infinities as null (the C encoder; NaN is rare: a second pass)."""
+    try:
+        return _ENCODE(data)
+    except ValueError:
+        return _ENCODE(json_safe(data))
+
+
 def write_json(path: PathLike, data: Any) -> None:
-    """Write JSON atomically (temporary file + rename), UTF-8, exact float repr; NaN becomes null."""
+    """Write JSON atomically (temporary file + rename), UTF-8, exact float repr; NaN becomes null.
+
+    A mapping is written one entry per line (``{image id: {metric: score}}`` reads one image a
+    line); anything else on one line.
+    """
     target = os.fspath(path)
     tmp = f"{target}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(json_safe(data), fh, ensure_ascii=False, indent=1, allow_nan=False)
-        fh.write("\n")
+        if isinstance(data, Mapping) and data:
+            # each entry as a one-entry object without its braces: keys converted as json does
+            fh.write("{\n " + ",\n ".join(_dumps({k: v})[1:-1] for k, v in data.items()) + "\n}\n")
+        else:
+            fh.write(_dumps(data) + "\n")
     os.replace(tmp, target)

@@ -96,3 +96,15 @@ def test_undefined_scores_are_written_as_null(tmp_path: Path) -> None:
     path = tmp_path / "out.json"
     write_json(path, {"1": {"SPICE": float("nan"), "CIDEr": 0.5, "x": [float("inf")]}})
     assert json.loads(path.read_text()) == {"1": {"SPICE": None, "CIDEr": 0.5, "x": [None]}}
+
+
+def test_per_image_json_is_one_image_a_line(tmp_path: Path) -> None:
+    from capeval.io import write_json
+
+    path = tmp_path / "out.json"
+    rows = {7: {"CIDEr": 0.1 + 0.2, "SPICE": float("nan")}, "x\u00e9": {"CIDEr": 1e-300}}
+    write_json(path, rows)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines == ["{", ' "7": {"CIDEr": 0.30000000000000004, "SPICE": null},', ' "x\u00e9": {"CIDEr": 1e-300}', "}"]
+    write_json(path, [1.5, float("inf")])
+    assert path.read_text() == "[1.5, null]\n"
