@@ -11,7 +11,9 @@ Rows:
   the input, PTB tokenization and BLEU + METEOR + ROUGE-L + CIDEr-D, and writing every score:
   the official code as ``COCOEvalCap`` runs it (starting its Java tokenizer and METEOR), capeval
   as the ``capeval score`` command (results and COCO references files in, ``--format json`` and
-  ``--per-image`` out, one worker process per CPU);
+  ``--per-image`` out, one worker process per CPU). ``library`` is the same work through
+  ``capeval.engines.evaluate`` on the job's lists, as the official side is driven (no file
+  checks, per-item scores written with ``json.dump``);
 * ``METEOR alone``: METEOR on the official tokenized text, whole process (``bench_meteor.py``).
 
 ``peak MiB`` is the largest resident set of the process tree (for the official code, the JVM's
@@ -45,6 +47,23 @@ STAGES = (("tokenize", "tokenize"), ("bleu", "bleu"), ("meteor", "meteor"), ("ro
 
 #: The ``capeval`` command, run by this interpreter (as its console script runs it).
 _CAPEVAL_COMMAND = "import sys; from capeval.cli.main import console; sys.exit(console())"
+
+#: The same scoring through the library (``evaluate`` on the job's lists, per-item scores written
+#: with ``json.dump``), as the official side is driven: the "library" row.
+_CAPEVAL_LIBRARY = r"""
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as fh:
+    job = json.load(fh)
+from capeval.engines.local import evaluate
+ev = evaluate(candidates=job["candidates"], references=job["references"], ids=list(range(len(job["ids"]))),
+              metrics=["bleu", "meteor", "rouge-l", "cider-d"], workers=int(sys.argv[3]))
+names = ev.official_names()
+out = {"corpus": ev.official_scores(),
+       "per_item": {names[k]: r.item_table[k].tolist() for r in ev.results.values() for k in r.item_table
+                    if k in names}}
+with open(sys.argv[2], "w", encoding="utf-8") as fh:
+    json.dump(out, fh)
+"""
 
 
 def _capeval_inputs(protocol: dict[str, Any], tmp: Path) -> tuple[Path, Path]:
@@ -115,10 +134,12 @@ def main(argv: list[str] | None = None) -> int:
         ]
         official_cmd = [official_python, str(runner), str(job), str(theirs_out)]
         _run(capeval_cmd, ours_out)  # warm-up: one-time data conversion and kernel compilation
-        ours, theirs = [], []
+        library_cmd = [sys.executable, "-c", _CAPEVAL_LIBRARY, str(job), str(Path(tmp) / "lib.json"), str(args.workers)]
+        ours, theirs, library = [], [], []
         for _ in range(args.repeat):  # interleaved, so that background load touches both alike
             theirs.append((*_run(official_cmd), json.loads(theirs_out.read_text())))
             ours.append((*_run(capeval_cmd, ours_out), _read_capeval(ours_out, ours_items)))
+            library.append(_run(library_cmd))
         # METEOR alone on the official tokenized text, whole process (as bench_meteor.py)
         cands, refs = bench_meteor._load_val2014()
         mjob = Path(tmp) / "meteor.json"
@@ -141,6 +162,14 @@ def main(argv: list[str] | None = None) -> int:
         ("whole process", o_wall, c_wall, f"{med([r[2] for r in theirs]):.0f} / {med([r[2] for r in ours]):.0f}")
     )
     rows.append(("  CPU time", med([r[1] for r in theirs]), med([r[1] for r in ours]), ""))
+    rows.append(
+        (
+            "  library",
+            o_wall,
+            med([r[0] for r in library]),
+            f"{med([r[2] for r in theirs]):.0f} / {med([r[2] for r in library]):.0f}",
+        )
+    )
     mo, mc = med([r["wall"] for r in m_theirs]), med([r["wall"] for r in m_ours])
     rows.append(
         (
