@@ -332,12 +332,12 @@ _OPENING_QUOTE_NEXT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 
 
 class _Rule:
-    __slots__ = ("action", "first_ends", "first_starts", "patterns")
+    __slots__ = ("_patterns", "action", "first_ends", "first_starts", "sources")
 
     def __init__(self, spec: str | list[str], action: Action) -> None:
         sources = [spec] if isinstance(spec, str) else spec
-        # (compiled pattern, whether it has trailing context in a group "t")
-        self.patterns = [(re.compile(source), "(?P<t>" in source) for source in sources]
+        self.sources = sources
+        self._patterns: list[tuple[re.Pattern[str], bool]] | None = None
         self.action = action
         # Characters a match can start with, as merged code point ranges (None: unknown, try the
         # rule everywhere).
@@ -353,6 +353,14 @@ class _Rule:
                     merged.append([lo, hi])
             self.first_starts = [lo for lo, _hi in merged]
             self.first_ends = [hi for _lo, hi in merged]
+
+    @property
+    def patterns(self) -> list[tuple[re.Pattern[str], bool]]:
+        """``(compiled pattern, whether it has trailing context in a group "t")``, compiled when
+        the rule is first tried (a text reaches only the rules of the characters it holds)."""
+        if self._patterns is None:  # threads may race here: they compile the same patterns
+            self._patterns = [(re.compile(source), "(?P<t>" in source) for source in self.sources]
+        return self._patterns
 
     def may_start_with(self, char: str) -> bool:
         """Whether a match of this rule can start with ``char`` (True when unknown)."""
@@ -437,8 +445,9 @@ def _with_case(ranges: list[tuple[int, int]], ignore_case: bool) -> list[tuple[i
     return [(ch, ch) for ch in sorted(chars)]
 
 
-# The rules are compiled on first use: ordinary captions never leave the fast path, and
-# compiling the 65 patterns would add about 0.15 s to the start of every process.
+# The rules are built on first use, and each rule's patterns compiled when it is first tried:
+# ordinary captions never leave the fast path, and compiling all 79 patterns would add about
+# 0.1 s to the start of every process.
 _RULES: list[_Rule] | None = None
 _RULES_BY_CHAR: dict[str, list[_Rule]] = {}
 
