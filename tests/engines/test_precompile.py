@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import importlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from capeval.data import demo_paths
 from capeval.engines import evaluate
 from capeval.engines import precompile as pre
 from capeval.io import load_corpus
+from capeval.metrics.meteor import _resources
 from capeval.metrics.meteor._resources import MeteorDataError, load_meteor_data
 
 numba = pytest.importorskip("numba")
@@ -49,3 +52,14 @@ def test_the_demo_needs_no_kernel_the_precompilation_left_out() -> None:
     evaluation = evaluate(load_corpus(*demo_paths()), metrics=["bleu", "meteor", "rouge-l", "cider-d"])
     assert round(evaluation.official_scores()["CIDEr"], 4) == 0.5998
     assert _signatures() == before  # nothing was compiled for new argument types
+
+
+def test_the_table_conversion_needs_no_kernel_the_precompilation_left_out(tmp_path: Path) -> None:
+    # the first use's conversion (a background process) calls the parser on the inflated file
+    assert pre.main([]) == 0
+    before = _signatures()
+    table = tmp_path / "paraphrase-en.gz"
+    table.write_bytes(gzip.compress(b"0.5\na dog\nthe dog\n0.25\na dog\na puppy\n"))
+    arrays = _resources._build_paraphrase_arrays(table)
+    assert str(arrays["vocab"]).split("\n") == ["a", "dog", "the", "puppy"]
+    assert _signatures() == before

@@ -21,8 +21,6 @@ import argparse
 import sys
 import time
 
-import numpy as np
-
 __all__ = ["precompile"]
 
 
@@ -33,9 +31,7 @@ def _meteor() -> None:
     index = _batch.WordIndex(["a", "dog"], [1, 2])
     _batch.segment_tokens(["a dog runs", "a cat"], {}, index)
     index.ids_of(["a", "bird"])
-    _convert.parse_paraphrases(
-        np.frombuffer(b"0\na\nb\n", dtype=np.uint8), _resources.TOKEN_BITS, _resources.TOKENS_PER_WORD
-    )
+    _convert.parse_paraphrases(_resources.warm_paraphrase_text(), _resources.TOKEN_BITS, _resources.TOKENS_PER_WORD)
 
 
 def _classic() -> None:

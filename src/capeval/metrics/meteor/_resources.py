@@ -203,6 +203,12 @@ class MeteorData:
         return _parse_exceptions(self.exceptions_text)
 
 
+def warm_paraphrase_text() -> npt.NDArray[np.uint8]:
+    """A one-entry paraphrase text of the array type :func:`_gunzip` returns (writable: a
+    read-only array would be another specialization for numba to compile)."""
+    return np.array(bytearray(b"0\na\nb\n"), dtype=np.uint8)
+
+
 def _gunzip(gz_path: Path) -> npt.NDArray[np.uint8]:
     """The content of a one-member gzip file, inflated straight into one array (no second copy).
 
@@ -238,7 +244,7 @@ def _build_paraphrase_arrays(gz_path: Path) -> dict[str, np.ndarray | str]:
     from capeval.metrics.meteor import _convert
 
     # compile (or load) the parser before the text is in memory: compilation needs memory too
-    _convert.parse_paraphrases(np.frombuffer(b"0\na\nb\n", dtype=np.uint8), TOKEN_BITS, TOKENS_PER_WORD)
+    _convert.parse_paraphrases(warm_paraphrase_text(), TOKEN_BITS, TOKENS_PER_WORD)
     buf = _gunzip(gz_path)
     code, phrase, u_hi, u_lo, u_len, tok_start, tok_len, n_tok = _convert.parse_paraphrases(
         buf, TOKEN_BITS, TOKENS_PER_WORD
