@@ -134,3 +134,10 @@ def test_gunzip_inflates_one_member_and_refuses_the_rest(tmp_path: Path) -> None
         path.write_bytes(data)
         with pytest.raises(MeteorDataError, match=message):
             _resources._gunzip(path)
+
+
+def test_first_offsets_search_the_keys_as_they_are() -> None:
+    shift = _resources.TOKEN_BITS * (_resources.TOKENS_PER_WORD - 1)
+    hi = np.array([0, 1, (1 << shift) - 1, 1 << shift, (1 << shift) + 5, 2 << shift, 3 << shift], dtype=np.uint64)
+    expected = np.searchsorted(hi >> np.uint64(shift), np.arange(5, dtype=np.uint64))
+    assert _resources._first_offsets(hi, 3).tolist() == expected.tolist() == [0, 3, 5, 6, 7]

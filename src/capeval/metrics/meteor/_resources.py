@@ -440,6 +440,22 @@ def cache_dir() -> Path:
     return cache_root() / f"meteor-v{CACHE_FORMAT}-{PARAPHRASE_SHA256[:16]}"
 
 
+def _first_offsets(phrase_hi: npt.NDArray[np.uint64], n_words: int) -> npt.NDArray[np.int64]:
+    """Where the phrases whose first token is ``t`` start in the sorted keys, ``t = 0 .. n_words + 1``.
+
+    The first token is the top ``TOKEN_BITS`` of ``hi``, so ``(hi >> shift) >= t`` exactly when
+    ``hi >= t << shift``: the boundaries are searched for in the keys as they are, without
+    shifting a copy of all of them (which also reads the whole memory-mapped file).
+    """
+    shift = np.uint64(TOKEN_BITS * (TOKENS_PER_WORD - 1))
+    tokens = np.arange(n_words + 2, dtype=np.uint64)
+    if n_words + 1 < 1 << (64 - int(shift)):  # t << shift fits in 64 bits (the parser's vocabulary limit)
+        found = np.searchsorted(phrase_hi, tokens << shift)
+    else:
+        found = np.searchsorted(np.asarray(phrase_hi) >> shift, tokens)
+    return np.asarray(found, dtype=np.int64)
+
+
 def load_meteor_data() -> MeteorData:
     """Load (building the cache on first use) every METEOR table; memoized per process.
 
@@ -472,10 +488,7 @@ def load_meteor_data() -> MeteorData:
         group_offsets=raw["group_offsets"],  # type: ignore[arg-type]
         group_dst=raw["group_dst"],  # type: ignore[arg-type]
         group_dlen=raw["group_dlen"],  # type: ignore[arg-type]
-        first_offsets=np.searchsorted(
-            np.asarray(raw["phrase_hi"]) >> np.uint64(TOKEN_BITS * (TOKENS_PER_WORD - 1)),
-            np.arange(len(vocab_words) + 2, dtype=np.uint64),
-        ).astype(np.int64),
+        first_offsets=_first_offsets(raw["phrase_hi"], len(vocab_words)),  # type: ignore[arg-type]
     )
     function_words = frozenset(str(raw["function_words"]).split("\n"))
     _LOADED = MeteorData(
