@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,15 +43,20 @@ def _expected(entries: list[tuple[str, str, str]]) -> dict[str, object]:
     return {"vocab": list(vocab), "lengths": [len(k) for k in ordered], "groups": groups}
 
 
-def test_parser_matches_a_plain_reading(tmp_path: Path) -> None:
-    entries = [e for e in ENTRIES if len(e[1].split()) <= 7]
-    arrays = _resources._build_paraphrase_arrays(_write(tmp_path / "p.gz", entries))
+def _assert_plain_reading(path: Path, entries: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """Convert ``entries`` written to ``path``; check the vocabulary, lengths and groups."""
+    arrays = _resources._build_paraphrase_arrays(_write(path, entries))
     want = _expected(entries)
     assert str(arrays["vocab"]).split("\n") == want["vocab"]
     assert np.asarray(arrays["phrase_len"]).tolist() == want["lengths"]
     off, dst = np.asarray(arrays["group_offsets"]), np.asarray(arrays["group_dst"])
     got = {p: dst[off[p] : off[p + 1]].tolist() for p in range(off.size - 1) if off[p + 1] > off[p]}
     assert got == want["groups"]
+    return arrays
+
+
+def test_parser_matches_a_plain_reading(tmp_path: Path) -> None:
+    arrays = _assert_plain_reading(tmp_path / "p.gz", [e for e in ENTRIES if len(e[1].split()) <= 7])
     hi = np.asarray(arrays["phrase_hi"])
     assert np.all(np.diff(hi.astype(np.float64)) >= 0)  # sorted: lookups are binary searches
 
@@ -68,13 +74,7 @@ def test_repeated_lines_are_the_same_phrase(tmp_path: Path) -> None:
         ("0.1", "a dog", "a cot"),
         ("0.1", "dogs", "a dog"),
     ]
-    arrays = _resources._build_paraphrase_arrays(_write(tmp_path / "r.gz", entries))
-    want = _expected(entries)
-    assert str(arrays["vocab"]).split("\n") == want["vocab"]
-    assert np.asarray(arrays["phrase_len"]).tolist() == want["lengths"]
-    off, dst = np.asarray(arrays["group_offsets"]), np.asarray(arrays["group_dst"])
-    got = {p: dst[off[p] : off[p + 1]].tolist() for p in range(off.size - 1) if off[p + 1] > off[p]}
-    assert got == want["groups"]
+    _assert_plain_reading(tmp_path / "r.gz", entries)
 
 
 def test_parser_refuses_malformed_tables(tmp_path: Path) -> None:

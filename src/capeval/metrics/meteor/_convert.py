@@ -27,6 +27,15 @@ TOO_MANY_WORDS = 3
 
 
 @helper
+def _same_bytes(buf: Any, a: int, b: int, length: int) -> bool:
+    """Whether ``buf[a:a+length]`` and ``buf[b:b+length]`` hold the same bytes."""
+    for k in range(length):
+        if buf[a + k] != buf[b + k]:
+            return False
+    return True
+
+
+@helper
 def _token_id(buf: Any, start: int, end: int, slots: Any, tok_start: Any, tok_len: Any, n_tok: int) -> tuple[int, int]:
     """Id of the token ``buf[start:end]`` (1-based) and the new token count."""
     h = np.uint64(14695981039346656037)
@@ -37,15 +46,8 @@ def _token_id(buf: Any, start: int, end: int, slots: Any, tok_start: Any, tok_le
     length = end - start
     while slots[slot] != 0:
         t = slots[slot]
-        if tok_len[t] == length:
-            s = tok_start[t]
-            same = True
-            for k in range(length):
-                if buf[s + k] != buf[start + k]:
-                    same = False
-                    break
-            if same:
-                return t, n_tok
+        if tok_len[t] == length and _same_bytes(buf, tok_start[t], start, length):
+            return t, n_tok
         slot = (slot + 1) & mask
     n_tok += 1
     if n_tok >= tok_start.shape[0]:
@@ -123,17 +125,11 @@ def parse_paraphrases(buf: Any, token_bits: int, per_word: int) -> Any:
                 continue
             if b == n and (n == 0 or buf[n - 1] == _NEWLINE):
                 break
-            if line % 3 == 1 + side and b - a == prev_len:
-                same = True
-                for k in range(prev_len):
-                    if buf[prev_a + k] != buf[a + k]:
-                        same = False
-                        break
-                if same:
-                    phrase[side * n_ent + line // 3] = prev_id
-                    line += 1
-                    a = b + 1
-                    continue
+            if line % 3 == 1 + side and b - a == prev_len and _same_bytes(buf, prev_a, a, prev_len):
+                phrase[side * n_ent + line // 3] = prev_id
+                line += 1
+                a = b + 1
+                continue
             if line % 3 == 1 + side:
                 hi = np.uint64(0)
                 lo = np.uint64(0)
