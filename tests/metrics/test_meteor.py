@@ -25,15 +25,6 @@ ITEM_ATOL = 1e-12
 CORPUS_RTOL = 1e-15
 
 
-@pytest.fixture(scope="module")
-def meteor() -> METEOR:
-    try:
-        load_meteor_data()
-    except MeteorDataError as exc:
-        pytest.skip(str(exc))
-    return METEOR(tokenizer="none")
-
-
 def _curated() -> tuple[list[tuple[str, str, list[str], float, str]], float]:
     rows = []
     corpus = math.nan

@@ -15,15 +15,6 @@ from capeval.metrics.meteor._resources import MeteorDataError, load_meteor_data
 numba = pytest.importorskip("numba")
 
 
-@pytest.fixture(scope="module")
-def meteor() -> METEOR:
-    try:
-        load_meteor_data()
-    except MeteorDataError as exc:
-        pytest.skip(str(exc))
-    return METEOR(tokenizer="none")
-
-
 def test_warm_job_has_the_argument_types_of_real_jobs(meteor: METEOR) -> None:
     real = meteor._prepare_job(["a dog runs on the grass"], [["a dog is running", "the cat sleeps"]])
     warm = _firstrun.warm_job()
