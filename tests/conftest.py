@@ -60,6 +60,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped under CAPEVAL_NO_SKIP=1 (CI runs every test): {reason}"
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    """The same for a whole module skipped while it is collected (``pytest.importorskip`` at import)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CAPEVAL_NO_SKIP") == "1":
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"module skipped under CAPEVAL_NO_SKIP=1 (CI runs every test): {reason}"
+
+
 @pytest.fixture(scope="session")
 def dask_client() -> Iterator[Any]:
     """One real Dask ``LocalCluster`` (two worker processes) shared by every test of the session."""
