@@ -282,6 +282,12 @@ def test_retraining_reproduces_shipped_model(tmp_path: Path) -> None:
         (model.mean, model.scale, *model.params), (shipped.mean, shipped.scale, *shipped.params), strict=True
     ):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    assert (model.trees is None) == (shipped.trees is None)
+    if model.trees is not None and shipped.trees is not None:
+        assert np.array_equal(model.trees.feature, shipped.trees.feature)
+        np.testing.assert_allclose(model.trees.threshold, shipped.trees.threshold, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(model.trees.leaf, shipped.trees.leaf, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(model.blend, shipped.blend, rtol=0, atol=1e-12)  # type: ignore[arg-type]
 
 
 @needs_all_features

@@ -329,6 +329,14 @@ class FitConfig:
         ("negatives", 0.5),
     )
     seed: int = DEFAULT_SEED
+    #: Boosted trees blended with the networks (:mod:`capeval.metrics.learned.trees`, on the
+    #: pairs of member 0); 0: networks only.
+    trees: int = 0
+    tree_depth: int = 3
+    tree_learning_rate: float = 0.1
+    #: How the networks' and the trees' outputs are combined: ``"mean"`` (their mean) or
+    #: ``"standardised"`` (each divided by its standard deviation on the training items first).
+    blend: str = "mean"
 
 
 def _graded_pairs(target: np.ndarray, rows: np.ndarray, n_pairs: int, rng: np.random.Generator) -> np.ndarray:
@@ -406,9 +414,11 @@ def fit(
     z = (x - mean) / scale
     sub = {n: corpora[n] for n in names}
     fits = []
+    first_terms: list[tuple[np.ndarray, np.ndarray, float]] = []
     for m in range(max(cfg.members, 1)):
         member = dataclasses.replace(cfg, seed=cfg.seed * max(cfg.members, 1) + m)
         terms = [(p + offsets[n], pw, cw) for n, p, pw, cw in training_pairs(sub, masks, member)]
+        first_terms = first_terms or terms
         fits.append(_fit_network(z, terms, member))
     params = merge_networks([f[0] for f in fits])
     meta = {
@@ -418,7 +428,23 @@ def fit(
         "iterations": [f[1] for f in fits],
         "loss": float(np.mean([f[2] for f in fits])),
     }
-    return ScorerModel(tuple(features or FEATURES), mean, scale, params, meta)
+    model = ScorerModel(tuple(features or FEATURES), mean, scale, params, meta)
+    if cfg.trees <= 0:
+        return model
+    from capeval.metrics.learned.nneval_v2 import forward
+    from capeval.metrics.learned.trees import TreeConfig, fit_trees
+
+    tcfg = TreeConfig(n_trees=cfg.trees, depth=cfg.tree_depth, learning_rate=cfg.tree_learning_rate)
+    trees = fit_trees(x, train_rows, first_terms, tcfg)
+    if cfg.blend == "mean":
+        blend = np.array([0.5, 0.5])
+    elif cfg.blend == "standardised":
+        sd_net = float(forward(params, z[train_rows]).std())
+        sd_trees = float(trees.predict(x[train_rows]).std())
+        blend = np.array([0.5 / max(sd_net, 1e-12), 0.5 / max(sd_trees, 1e-12)])
+    else:
+        raise ValueError(f"unknown blend {cfg.blend!r} (expected 'mean' or 'standardised')")
+    return dataclasses.replace(model, trees=trees, blend=blend)
 
 
 def _fit_network(
