@@ -71,8 +71,9 @@ def _toy(rng: np.random.Generator) -> tuple[dict[str, Corpus], dict[str, np.ndar
 
 def test_fit_with_trees_blends_networks_and_trees(tmp_path: Path) -> None:
     corpora, mats = _toy(np.random.default_rng(1))
-    base = FitConfig(hidden=2, max_iter=20, pairs_per_corpus=800, members=2)
+    base = FitConfig(hidden=2, max_iter=20, pairs_per_corpus=800, members=2, trees=0, blend="mean")
     net = fit(mats, corpora, None, base)
+    assert net.trees is None
     both = fit(mats, corpora, None, dataclasses.replace(base, trees=20, tree_depth=2))
     again = fit(mats, corpora, None, dataclasses.replace(base, trees=20, tree_depth=2))
     assert both.trees is not None and both.trees.leaf.shape == (20, 4)

@@ -4,8 +4,10 @@ The score of a caption is a small network over the features of
 :mod:`capeval.metrics.learned.features_v2` (classic metrics with their precision/recall and
 SPICE category parts, n-gram informativeness, reference consensus, length ratio and soft
 matching with COCO word vectors): standardised inputs -> one layer of ``tanh`` units -> one
-output, mapped to 0..1 by a logistic function. It is trained on graded ratings, yes-fractions
-and pairwise preferences together (``capeval.metrics.learned.training_v2``); its data,
+output, blended (when the model has them) with boosted trees on the same features
+(:mod:`capeval.metrics.learned.trees`), mapped to 0..1 by a logistic function. It is trained
+on graded ratings, yes-fractions and pairwise preferences together
+(``capeval.metrics.learned.training_v2``); its data,
 protocol and figures are in ``docs/metrics/nneval-v2.md``. The model ships as
 ``capeval/data/learned/nneval-v2.npz``.
 

@@ -9,7 +9,8 @@
 3. :func:`fit` trains the scorer (:mod:`capeval.metrics.learned.nneval_v2`): every judgment
    becomes a weighted pair (better, worse) inside one corpus (graded ratings and yes-fractions:
    seeded random pairs; PASCAL-50S votes; correct caption > corrupted), under a logistic loss;
-   several seeded member networks are merged into one network giving their mean output.
+   several seeded member networks are merged into one network giving their mean output, and
+   boosted trees (:mod:`capeval.metrics.learned.trees`) on the same pairs are blended with it.
 4. :func:`cross_validate` gives out-of-fold scores with image-disjoint folds, and
    :func:`figures` the published protocols' figures for the model and every classic metric.
 """
@@ -323,7 +324,7 @@ class FitConfig:
     #: Loss weight of each corpus (mean pairwise loss per corpus, then this weighted sum).
     weights: tuple[tuple[str, float], ...] = (
         ("expert", 1.0),
-        ("cf", 1.0),
+        ("cf", 2.0),
         ("thumb", 1.0),
         ("pascal", 1.0),
         ("negatives", 0.5),
@@ -331,12 +332,12 @@ class FitConfig:
     seed: int = DEFAULT_SEED
     #: Boosted trees blended with the networks (:mod:`capeval.metrics.learned.trees`, on the
     #: pairs of member 0); 0: networks only.
-    trees: int = 0
+    trees: int = 300
     tree_depth: int = 3
     tree_learning_rate: float = 0.1
     #: How the networks' and the trees' outputs are combined: ``"mean"`` (their mean) or
     #: ``"standardised"`` (each divided by its standard deviation on the training items first).
-    blend: str = "mean"
+    blend: str = "standardised"
 
 
 def _graded_pairs(target: np.ndarray, rows: np.ndarray, n_pairs: int, rng: np.random.Generator) -> np.ndarray:
@@ -392,6 +393,9 @@ def fit(
     on the weights. Full-batch L-BFGS from a seeded initialisation: deterministic. With
     ``config.members`` > 1, that many networks are trained, each on its own seeded pairs and
     initialisation, and merged into one network giving their mean output (:func:`merge_networks`).
+    With ``config.trees`` > 0, boosted trees are fitted on member 0's pairs and the model's
+    output is ``a * network + b * trees`` (``config.blend``: ``a = b = 1/2``, or each divided by
+    its standard deviation on the training items).
     """
     from capeval.metrics.learned.features_v2 import FEATURES
     from capeval.metrics.learned.nneval_v2 import ScorerModel
