@@ -67,6 +67,22 @@ def test_content_features_simple_values() -> None:
     assert np.isfinite(x).all()
 
 
+def test_unsupported_word_counts_and_specificity() -> None:
+    same = ["a dog runs on grass", "a dog sleeps"]
+    x = text_features(["a dog runs on grass", "a dog runs on grass near a pizza", ""], [same, same, same])
+    col = {f: k for k, f in enumerate(TEXT_FEATURES)}
+    exact = [col[f] for f in ("n-unsup-exact", "max-idf-unsup-exact", "idf-exact-unsup")]
+    assert np.all(x[0, exact] == 0.0)  # every content word is in a reference
+    assert np.all(x[1, exact] > 0.0)
+    assert x[1, col["n-unsup-exact"]] == pytest.approx(np.log(1.0 + 1.0))  # "pizza" ("near" is a stop word)
+    assert x[1, col["max-idf-unsup-exact"]] == pytest.approx(np.log(4.0))  # in no reference: df 0 of 3 items
+    assert x[1, col["n-unsup-emb"]] >= np.log(2.0)  # "pizza": no reference word within cosine 0.5
+    assert x[1, col["min-ref-support"]] < x[0, col["min-ref-support"]] <= 1.0
+    # no content words: wholly unsupported; words in every item's references (IDF 0): the plain share
+    assert x[2, col["n-unsup-exact"]] == 0.0 and x[2, col["idf-exact-unsup"]] == 1.0
+    assert x[2, col["min-ref-support"]] == 0.0
+
+
 def test_shipped_model_loads_and_matches_features() -> None:
     model = load_model_v2()
     assert model.features == FEATURES
@@ -153,12 +169,12 @@ def test_merged_network_gives_mean_of_members() -> None:
 
 def test_fit_members_are_merged() -> None:
     corpora, mats = _toy_corpora(np.random.default_rng(2))
-    cfg = FitConfig(hidden=2, max_iter=20, pairs_per_corpus=300, members=3)
+    cfg = FitConfig(hidden=2, max_iter=20, pairs_per_corpus=300, members=3, trees=0)
     model = fit(mats, corpora, None, cfg)
     assert model.params[0].shape == (len(FEATURES), 6)
     assert len(model.meta["iterations"]) == 3
     single = [
-        fit(mats, corpora, None, FitConfig(hidden=2, max_iter=20, pairs_per_corpus=300, members=1, seed=m))
+        fit(mats, corpora, None, FitConfig(hidden=2, max_iter=20, pairs_per_corpus=300, members=1, seed=m, trees=0))
         for m in range(3)
     ]
     expected = np.mean([s.logits(mats["expert"]) for s in single], axis=0)
@@ -282,6 +298,12 @@ def test_retraining_reproduces_shipped_model(tmp_path: Path) -> None:
         (model.mean, model.scale, *model.params), (shipped.mean, shipped.scale, *shipped.params), strict=True
     ):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    assert (model.trees is None) == (shipped.trees is None)
+    if model.trees is not None and shipped.trees is not None:
+        assert np.array_equal(model.trees.feature, shipped.trees.feature)
+        np.testing.assert_allclose(model.trees.threshold, shipped.trees.threshold, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(model.trees.leaf, shipped.trees.leaf, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(model.blend, shipped.blend, rtol=0, atol=1e-12)  # type: ignore[arg-type]
 
 
 @needs_all_features

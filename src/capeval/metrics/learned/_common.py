@@ -163,7 +163,7 @@ def save_model_npz(
 
 
 def load_model_npz(
-    path: str | Path, names: Sequence[str], kind: str, n_params: int | None = None
+    path: str | Path, names: Sequence[str], kind: str, n_params: int | None = None, optional: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], dict[str, FloatArray], list[FloatArray], dict[str, Any]]:
     """Read a file written by :func:`save_model_npz`: features, named arrays, params, meta.
 
@@ -172,6 +172,7 @@ def load_model_npz(
         names: Names of the arrays besides the parameters.
         kind: What the file should hold, for the error message (e.g. ``"an NNEval model"``).
         n_params: Number of parameter arrays (default: all ``param<k>`` in the file).
+        optional: Names of arrays read when the file has them.
 
     Raises:
         ValueError: if the file is missing or malformed.
@@ -183,6 +184,7 @@ def load_model_npz(
             params = [np.asarray(data[f"param{k}"], dtype=np.float64) for k in range(n_params)]
             features = tuple(str(f) for f in data["features"])
             arrays = {name: np.asarray(data[name], dtype=np.float64) for name in names}
+            arrays.update({name: np.asarray(data[name], dtype=np.float64) for name in optional if name in data.files})
             meta = json.loads(str(data["meta"]))
     except (OSError, KeyError, ValueError) as exc:
         raise ValueError(f"{path}: not {kind} ({exc})") from exc

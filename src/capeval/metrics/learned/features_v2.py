@@ -18,8 +18,11 @@ Two groups, both computed on tokenized (lower-cased PTB) items of one corpus:
   the worst word's best cosine), IDF-weighted
   soft precision/recall and best single-reference soft F, coverage of the reference consensus
   (words found in at least two references, weighted by how many: soft, exact, and the share
-  missed), soft agreement among the references themselves, and candidate-side informativeness
-  (mean IDF of its content words, number of content words, length).
+  missed), soft agreement among the references themselves, candidate-side informativeness
+  (mean IDF of its content words, number of content words, length), and how many and how
+  specific the unsupported words are (log counts without an exact / a supported match, the
+  largest IDF among each, the IDF-weighted share without an exact match, and the smallest share
+  of candidate words supported by a single reference).
 
 :func:`feature_matrix` returns the ``(n, n_features)`` matrix in :data:`FEATURES` order.
 """
@@ -96,6 +99,12 @@ TEXT_FEATURES: tuple[str, ...] = (
     "cand-idf-mean",
     "n-content",
     "cand-len",
+    "n-unsup-emb",
+    "n-unsup-exact",
+    "max-idf-unsup-exact",
+    "max-idf-unsup-emb",
+    "idf-exact-unsup",
+    "min-ref-support",
 )
 #: Cosine below which a content word counts as unsupported by (or missing from) the other side.
 SUPPORT_COSINE = 0.5
@@ -217,7 +226,7 @@ def content_features(
     vectors: FloatArray,
     idf: Any,
 ) -> list[float]:
-    """The content-word features of one item (``exact-unsup`` ... ``cand-len`` of :data:`TEXT_FEATURES`).
+    """The content-word features of one item (``exact-unsup`` ... ``min-ref-support`` of :data:`TEXT_FEATURES`).
 
     Args:
         candidate: Candidate tokens.
@@ -231,6 +240,10 @@ def content_features(
     ct = [w for w in candidate if w not in STOP_WORDS]
     rts = [[w for w in r if w not in STOP_WORDS] for r in references]
     ref_words = {w for r in rts for w in r}
+    unsup_exact = [w for w in ct if w not in ref_words]
+    # Words without a supported match (words outside the vectors never have one).
+    unsup_emb = [w for w in ct if w not in index]
+    support: list[float] = []
     known = [w for w in ct if w in index]
     known_refs = [[w for w in r if w in index] for r in rts]
     pooled = sorted({w for r in known_refs for w in r})
@@ -244,9 +257,12 @@ def content_features(
     emb_min = idf_p = idf_r = f_best = cons = 0.0
     cons_words = [w for w in sorted(shared) if w in index]
     cons_miss = 1.0 if cons_words else 0.0
+    if not pooled:
+        unsup_emb = list(ct)
     if known and pooled:
         cv = vectors[[index[w] for w in known]]
         best = (cv @ vectors[[index[w] for w in pooled]].T).max(axis=1)
+        unsup_emb = [w for w, b in zip(known, best, strict=True) if b < SUPPORT_COSINE] + unsup_emb
         wi = np.array([idf(w) for w in known])
         emb_min = float(best.min())
         emb_unsup = float((best < SUPPORT_COSINE).mean())
@@ -259,6 +275,7 @@ def content_features(
             if not words:
                 continue
             sim = cv @ vectors[[index[w] for w in words]].T
+            support.append(float((sim.max(axis=1) >= SUPPORT_COSINE).mean()))
             wr = np.array([idf(w) for w in words])
             recalls.append(float((wr * sim.max(axis=0)).sum() / wr.sum()) if wr.sum() > 0 else 0.0)
             p = float((wi * sim.max(axis=1)).sum() / max(wi.sum(), 1e-9))
@@ -279,6 +296,7 @@ def content_features(
             agreement.append(float(sim.max(axis=1).mean()))
     ref_agreement = float(np.mean(agreement)) if agreement else 1.0
     informativeness = float(np.mean([idf(w) for w in ct])) if ct else 0.0
+    idf_all = sum(idf(w) for w in ct)
     return [
         exact_unsup,
         emb_unsup,
@@ -294,6 +312,12 @@ def content_features(
         informativeness,
         math.log(1.0 + len(ct)),
         math.log(1.0 + len(candidate)),
+        math.log(1.0 + len(unsup_emb)),
+        math.log(1.0 + len(unsup_exact)),
+        max((idf(w) for w in unsup_exact), default=0.0),
+        max((idf(w) for w in unsup_emb), default=0.0),
+        sum(idf(w) for w in unsup_exact) / idf_all if idf_all > 0 else exact_unsup,
+        min(support) if support else 0.0,
     ]
 
 

@@ -4,8 +4,10 @@ The score of a caption is a small network over the features of
 :mod:`capeval.metrics.learned.features_v2` (classic metrics with their precision/recall and
 SPICE category parts, n-gram informativeness, reference consensus, length ratio and soft
 matching with COCO word vectors): standardised inputs -> one layer of ``tanh`` units -> one
-output, mapped to 0..1 by a logistic function. It is trained on graded ratings, yes-fractions
-and pairwise preferences together (``capeval.metrics.learned.training_v2``); its data,
+output, blended (when the model has them) with boosted trees on the same features
+(:mod:`capeval.metrics.learned.trees`), mapped to 0..1 by a logistic function. It is trained
+on graded ratings, yes-fractions and pairwise preferences together
+(``capeval.metrics.learned.training_v2``); its data,
 protocol and figures are in ``docs/metrics/nneval-v2.md``. The model ships as
 ``capeval/data/learned/nneval-v2.npz``.
 
@@ -30,6 +32,7 @@ from capeval.metrics.learned._common import (
     save_model_npz,
     warn_feature_config,
 )
+from capeval.metrics.learned.trees import TreeEnsemble
 from capeval.tokenizers.base import Tokenizer
 
 __all__ = ["DEFAULT_MODEL_V2", "NNEvalV2", "ScorerModel", "load_model_v2"]
@@ -37,12 +40,15 @@ __all__ = ["DEFAULT_MODEL_V2", "NNEvalV2", "ScorerModel", "load_model_v2"]
 
 #: File name of the shipped model inside ``capeval/data/learned``.
 DEFAULT_MODEL_V2 = "nneval-v2.npz"
+#: Arrays of a model with boosted trees (all present or none).
+_TREE_ARRAYS = ("tree_feature", "tree_threshold", "tree_leaf", "blend")
 _MEMO_SIZE = 4
 
 
 @dataclass(frozen=True, eq=False)
 class ScorerModel:
-    """Standardisation, a ``tanh`` hidden layer and a linear output (``w1`` may have 0 columns).
+    """Standardisation, a ``tanh`` hidden layer and a linear output (``w1`` may have 0 columns),
+    optionally blended with boosted trees on the raw features.
 
     Attributes:
         features: Feature names, in input column order.
@@ -51,6 +57,8 @@ class ScorerModel:
         params: ``[W1 (d, h), b1 (h,), w2 (h + d,), b2 ()]``: the output reads the hidden units
             and the standardised inputs (a linear skip).
         meta: Provenance: seed, hyper-parameters, data, figures.
+        trees: Boosted trees (:class:`~capeval.metrics.learned.trees.TreeEnsemble`) or ``None``.
+        blend: With trees: ``[a, b]``, the output is ``a * network + b * trees``.
     """
 
     features: tuple[str, ...]
@@ -58,11 +66,24 @@ class ScorerModel:
     scale: FloatArray
     params: list[FloatArray]
     meta: Mapping[str, Any] = field(default_factory=dict)
+    trees: TreeEnsemble | None = None
+    blend: FloatArray | None = None
+
+    def _tree_arrays(self) -> dict[str, FloatArray]:
+        if self.trees is None:
+            return {}
+        blend = self.blend if self.blend is not None else np.array([0.5, 0.5])
+        return {
+            "tree_feature": np.asarray(self.trees.feature, dtype=np.float64),
+            "tree_threshold": self.trees.threshold,
+            "tree_leaf": self.trees.leaf,
+            "blend": np.asarray(blend, dtype=np.float64),
+        }
 
     @property
     def digest(self) -> str:
-        """First 12 hex digits of the SHA-256 of features, standardisation and parameters."""
-        return model_digest(self.features, (self.mean, self.scale, *self.params))
+        """First 12 hex digits of the SHA-256 of features, standardisation, parameters (and trees)."""
+        return model_digest(self.features, (self.mean, self.scale, *self.params, *self._tree_arrays().values()))
 
     @property
     def seed(self) -> int:
@@ -71,7 +92,11 @@ class ScorerModel:
     def logits(self, features: FloatArray) -> FloatArray:
         """Raw output of each row of raw features (checked: shape and finiteness)."""
         x = checked_features(features, self.features)
-        return forward(self.params, (x - self.mean) / self.scale)
+        net = forward(self.params, (x - self.mean) / self.scale)
+        if self.trees is None:
+            return net
+        a, b = self._tree_arrays()["blend"]
+        return np.asarray(a * net + b * self.trees.predict(x), dtype=np.float64)
 
     def predict(self, features: FloatArray) -> FloatArray:
         """Score in 0..1 of each row of raw features."""
@@ -79,7 +104,8 @@ class ScorerModel:
 
     def save(self, path: str | Path) -> None:
         """Write the model to a compressed ``.npz`` (arrays plus JSON provenance)."""
-        save_model_npz(path, self.features, self.params, self.meta, {"mean": self.mean, "scale": self.scale})
+        arrays = {"mean": self.mean, "scale": self.scale, **self._tree_arrays()}
+        save_model_npz(path, self.features, self.params, self.meta, arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> ScorerModel:
@@ -88,13 +114,38 @@ class ScorerModel:
         Raises:
             ValueError: if the file is missing or malformed.
         """
-        features, arrays, params, meta = load_model_npz(path, ("mean", "scale"), "an nneval-v2 model", n_params=4)
-        model = cls(features=features, mean=arrays["mean"], scale=arrays["scale"], params=params, meta=meta)
-        d = len(model.features)
+        features, arrays, params, meta = load_model_npz(
+            path, ("mean", "scale"), "an nneval-v2 model", n_params=4, optional=_TREE_ARRAYS
+        )
+        d = len(features)
         w1, b1, w2, _ = params
         if w1.shape[0] != d or b1.shape != (w1.shape[1],) or w2.shape != (w1.shape[1] + d,):
             raise ValueError(f"{path}: parameter shapes do not match {d} features")
-        return model
+        trees, blend = None, None
+        present = [k for k in _TREE_ARRAYS if k in arrays]
+        if present:
+            if len(present) != len(_TREE_ARRAYS):
+                raise ValueError(f"{path}: tree arrays incomplete (has {present}, needs {list(_TREE_ARRAYS)})")
+            feature = arrays["tree_feature"]
+            if not np.array_equal(feature, np.round(feature)):
+                raise ValueError(f"{path}: tree feature indices are not integers")
+            trees = TreeEnsemble(feature.astype(np.int64), arrays["tree_threshold"], arrays["tree_leaf"])
+            try:
+                trees.check(d)
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from exc
+            blend = arrays["blend"]
+            if blend.shape != (2,) or not np.isfinite(blend).all():
+                raise ValueError(f"{path}: blend weights must be two finite numbers, got {blend.tolist()}")
+        return cls(
+            features=features,
+            mean=arrays["mean"],
+            scale=arrays["scale"],
+            params=params,
+            meta=meta,
+            trees=trees,
+            blend=blend,
+        )
 
 
 def forward(params: Sequence[FloatArray], z: FloatArray) -> FloatArray:

@@ -9,7 +9,8 @@
 3. :func:`fit` trains the scorer (:mod:`capeval.metrics.learned.nneval_v2`): every judgment
    becomes a weighted pair (better, worse) inside one corpus (graded ratings and yes-fractions:
    seeded random pairs; PASCAL-50S votes; correct caption > corrupted), under a logistic loss;
-   several seeded member networks are merged into one network giving their mean output.
+   several seeded member networks are merged into one network giving their mean output, and
+   boosted trees (:mod:`capeval.metrics.learned.trees`) on the same pairs are blended with it.
 4. :func:`cross_validate` gives out-of-fold scores with image-disjoint folds, and
    :func:`figures` the published protocols' figures for the model and every classic metric.
 """
@@ -323,12 +324,20 @@ class FitConfig:
     #: Loss weight of each corpus (mean pairwise loss per corpus, then this weighted sum).
     weights: tuple[tuple[str, float], ...] = (
         ("expert", 1.0),
-        ("cf", 1.0),
+        ("cf", 2.0),
         ("thumb", 1.0),
         ("pascal", 1.0),
         ("negatives", 0.5),
     )
     seed: int = DEFAULT_SEED
+    #: Boosted trees blended with the networks (:mod:`capeval.metrics.learned.trees`, on the
+    #: pairs of member 0); 0: networks only.
+    trees: int = 300
+    tree_depth: int = 3
+    tree_learning_rate: float = 0.1
+    #: How the networks' and the trees' outputs are combined: ``"mean"`` (their mean) or
+    #: ``"standardised"`` (each divided by its standard deviation on the training items first).
+    blend: str = "standardised"
 
 
 def _graded_pairs(target: np.ndarray, rows: np.ndarray, n_pairs: int, rng: np.random.Generator) -> np.ndarray:
@@ -384,6 +393,9 @@ def fit(
     on the weights. Full-batch L-BFGS from a seeded initialisation: deterministic. With
     ``config.members`` > 1, that many networks are trained, each on its own seeded pairs and
     initialisation, and merged into one network giving their mean output (:func:`merge_networks`).
+    With ``config.trees`` > 0, boosted trees are fitted on member 0's pairs and the model's
+    output is ``a * network + b * trees`` (``config.blend``: ``a = b = 1/2``, or each divided by
+    its standard deviation on the training items).
     """
     from capeval.metrics.learned.features_v2 import FEATURES
     from capeval.metrics.learned.nneval_v2 import ScorerModel
@@ -406,9 +418,11 @@ def fit(
     z = (x - mean) / scale
     sub = {n: corpora[n] for n in names}
     fits = []
+    first_terms: list[tuple[np.ndarray, np.ndarray, float]] = []
     for m in range(max(cfg.members, 1)):
         member = dataclasses.replace(cfg, seed=cfg.seed * max(cfg.members, 1) + m)
         terms = [(p + offsets[n], pw, cw) for n, p, pw, cw in training_pairs(sub, masks, member)]
+        first_terms = first_terms or terms
         fits.append(_fit_network(z, terms, member))
     params = merge_networks([f[0] for f in fits])
     meta = {
@@ -418,7 +432,23 @@ def fit(
         "iterations": [f[1] for f in fits],
         "loss": float(np.mean([f[2] for f in fits])),
     }
-    return ScorerModel(tuple(features or FEATURES), mean, scale, params, meta)
+    model = ScorerModel(tuple(features or FEATURES), mean, scale, params, meta)
+    if cfg.trees <= 0:
+        return model
+    from capeval.metrics.learned.nneval_v2 import forward
+    from capeval.metrics.learned.trees import TreeConfig, fit_trees
+
+    tcfg = TreeConfig(n_trees=cfg.trees, depth=cfg.tree_depth, learning_rate=cfg.tree_learning_rate)
+    trees = fit_trees(x, train_rows, first_terms, tcfg)
+    if cfg.blend == "mean":
+        blend = np.array([0.5, 0.5])
+    elif cfg.blend == "standardised":
+        sd_net = float(forward(params, z[train_rows]).std())
+        sd_trees = float(trees.predict(x[train_rows]).std())
+        blend = np.array([0.5 / max(sd_net, 1e-12), 0.5 / max(sd_trees, 1e-12)])
+    else:
+        raise ValueError(f"unknown blend {cfg.blend!r} (expected 'mean' or 'standardised')")
+    return dataclasses.replace(model, trees=trees, blend=blend)
 
 
 def _fit_network(
