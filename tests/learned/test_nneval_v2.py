@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.learned.toy import graded_corpus
 
 from capeval.metrics.learned.features_v2 import FEATURES, TEXT_FEATURES, text_features
 from capeval.metrics.learned.nneval_v2 import NNEvalV2, ScorerModel, forward, load_model_v2
@@ -112,14 +113,7 @@ def _toy_corpora(rng: np.random.Generator) -> tuple[dict[str, Corpus], dict[str,
     n = 60
     x = rng.standard_normal((n, len(FEATURES)))
     target = 1 / (1 + np.exp(-(x[:, 0] + 0.5 * x[:, 1])))
-    graded = Corpus(
-        "expert",
-        tuple(f"c{i}" for i in range(n)),
-        (("r",),) * n,
-        tuple(f"img{i // 3}" for i in range(n)),
-        target,
-        target[:, None],
-    )
+    graded = graded_corpus(target)
     xp = rng.standard_normal((40, len(FEATURES)))
     pairs = np.array([[2 * k, 2 * k + 1] if xp[2 * k, 0] > xp[2 * k + 1, 0] else [2 * k + 1, 2 * k] for k in range(20)])
     pref = Corpus(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.learned.toy import graded_corpus
 
 from capeval.metrics.learned.features_v2 import FEATURES
 from capeval.metrics.learned.nneval_v2 import ScorerModel, forward, load_model_v2
@@ -58,15 +59,7 @@ def _toy(rng: np.random.Generator) -> tuple[dict[str, Corpus], dict[str, np.ndar
     n = 90
     x = rng.standard_normal((n, len(FEATURES)))
     target = 1 / (1 + np.exp(-(np.sign(x[:, 0]) + 0.5 * x[:, 1])))
-    graded = Corpus(
-        "expert",
-        tuple(f"c{i}" for i in range(n)),
-        (("r",),) * n,
-        tuple(f"img{i // 3}" for i in range(n)),
-        target,
-        target[:, None],
-    )
-    return {"expert": graded}, {"expert": x}
+    return {"expert": graded_corpus(target)}, {"expert": x}
 
 
 def test_fit_with_trees_blends_networks_and_trees(tmp_path: Path) -> None:
