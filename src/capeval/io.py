@@ -546,7 +546,7 @@ def parse_candidates(
     """
     parsed, is_jsonl = _parse(data, name, jsonl, limits)
     out: dict[ImageId, str] = {}
-    seen: dict[str, str] = {}
+    seen: dict[str, str | int] = {}  # key -> where it was given (an entry number on the fast path)
 
     def add(where: str, image_id: Any, caption: Any, from_key: bool = False) -> None:
         key = _check_id(name, where, image_id, integer=integer_ids, key=from_key)
@@ -561,8 +561,10 @@ def parse_candidates(
             allow_control_chars=allow_control_chars,
         )
         if key in seen:
+            first = seen[key]
+            first_where = f"entry {first}" if isinstance(first, int) else first
             raise CaptionFileError(
-                f"{name}: {where}: duplicate result for image id {image_id!r} (first given at {seen[key]}); "
+                f"{name}: {where}: duplicate result for image id {image_id!r} (first given at {first_where}); "
                 "give exactly one caption per image",
                 code="duplicate_image_id",
             )
@@ -576,6 +578,25 @@ def parse_candidates(
             add(where, row["image_id"], row["caption"])
     elif isinstance(parsed, list):
         for index, row in enumerate(parsed):
+            # The common case first: an integer id seen for the first time and a caption that
+            # passes every check of ``add`` (a string within the limit, without NUL, non-blank
+            # or control characters unless allowed).
+            if type(row) is dict:
+                image_id, caption = row.get("image_id"), row.get("caption")
+                if (
+                    type(image_id) is int
+                    and type(caption) is str
+                    and len(caption) <= max_caption_chars
+                    and "\x00" not in caption
+                    and (allow_empty or caption.strip())
+                    and (allow_control_chars or _CONTROL_IN_CAPTION.search(caption) is None)
+                ):
+                    key = str(image_id)
+                    if key not in seen:
+                        seen[key] = index
+                        out[image_id] = caption
+                        continue
+            # anything else goes through the full checks, which name what is wrong
             where = f"entry {index}"
             if not isinstance(row, dict):
                 raise CaptionFileError(
