@@ -47,7 +47,7 @@ import os
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 __all__ = [
     "DECODE_ERRORS",
@@ -449,6 +449,18 @@ def _check_caption(
     return caption
 
 
+def _passes(caption: Any, limit: int, allow_empty: bool, allow_control_chars: bool) -> TypeGuard[str]:
+    """Whether :func:`_check_caption` accepts ``caption`` (the common case, tested without building
+    the message arguments)."""
+    return (
+        type(caption) is str
+        and len(caption) <= limit
+        and "\x00" not in caption
+        and (allow_empty or bool(caption.strip()))
+        and (allow_control_chars or _CONTROL_IN_CAPTION.search(caption) is None)
+    )
+
+
 def _check_id(name: str, where: str, value: Any, *, integer: bool = False, key: bool = False) -> str:
     """The matching key of an image id; with ``integer``, only JSON integers (or, for a
     mapping ``key``, decimal integer strings) are accepted."""
@@ -579,18 +591,10 @@ def parse_candidates(
     elif isinstance(parsed, list):
         for index, row in enumerate(parsed):
             # The common case first: an integer id seen for the first time and a caption that
-            # passes every check of ``add`` (a string within the limit, without NUL, non-blank
-            # or control characters unless allowed).
+            # passes every check of ``add``.
             if type(row) is dict:
                 image_id, caption = row.get("image_id"), row.get("caption")
-                if (
-                    type(image_id) is int
-                    and type(caption) is str
-                    and len(caption) <= max_caption_chars
-                    and "\x00" not in caption
-                    and (allow_empty or caption.strip())
-                    and (allow_control_chars or _CONTROL_IN_CAPTION.search(caption) is None)
-                ):
+                if type(image_id) is int and _passes(caption, max_caption_chars, allow_empty, allow_control_chars):
                     key = str(image_id)
                     if key not in seen:
                         seen[key] = index
@@ -738,16 +742,10 @@ def parse_references(
         known = set(keys)
         for index, ann in enumerate(annotations):
             # The common case first: an integer id of a known image and a caption that passes
-            # every check of ``check`` (a non-blank string within the length limit, without NUL).
+            # every check of ``check``.
             if type(ann) is dict:
                 image_id, caption = ann.get("image_id"), ann.get("caption")
-                if (
-                    type(image_id) is int
-                    and type(caption) is str
-                    and len(caption) <= max_caption_chars
-                    and "\x00" not in caption
-                    and caption.strip()
-                ):
+                if type(image_id) is int and _passes(caption, max_caption_chars, False, True):
                     captions = lists.get(str(image_id))
                     if captions is not None:
                         captions.append(caption)
