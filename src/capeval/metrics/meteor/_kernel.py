@@ -569,6 +569,19 @@ def _small_key(m1: int, m2: int, chunks: int, dist: int) -> int:
 
 
 @_helper
+def _requeue_best(row: int, free: Any, n_free: int, nexts: Any) -> int:
+    """Put path row ``row`` back as the only next path, taking it out of the free rows if it
+    is there; the new number of free rows."""
+    for k in range(n_free):
+        if free[k] == row:
+            free[k] = free[n_free - 1]
+            n_free -= 1
+            break
+    nexts[0] = row
+    return n_free
+
+
+@_helper
 def _search_small(
     nh: int,
     nr: int,
@@ -744,13 +757,7 @@ def _search_small(
         if n_next == 0:
             # Java re-queues the best path of the previous step (unchanged: every path was
             # dropped; its row was freed above, so it is taken back).
-            row = paths[order[0]]
-            for k in range(n_free):
-                if free[k] == row:
-                    free[k] = free[n_free - 1]
-                    n_free -= 1
-                    break
-            nexts[0] = row
+            n_free = _requeue_best(paths[order[0]], free, n_free, nexts)
             n_next = 1
     for k in range(n_next):
         p = nexts[k]
@@ -1068,13 +1075,7 @@ def _align(
         if n_next == 0:
             # Java re-queues the best path of the previous step (its row was freed above
             # only if it fell outside the beam, which the best one never does).
-            row = paths[order[0]]
-            for k in range(n_free):
-                if free[k] == row:
-                    free[k] = free[n_free - 1]
-                    n_free -= 1
-                    break
-            nexts[0] = row
+            n_free = _requeue_best(paths[order[0]], free, n_free, nexts)
             n_next = 1
     order = _stable_order(n_next, nexts, p_m1, p_m2, p_chunks, p_dist, sort_a, sort_b)
     best = nexts[order[0]]

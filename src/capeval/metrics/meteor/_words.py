@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["WordFeatures", "java_string_hash", "morph", "stem_words", "synonym_set", "word_features"]
+__all__ = ["WordFeatures", "java_string_hash", "morph", "stem_words", "word_features"]
 
 #: WordNet morphy detachment rules, in METEOR SynonymDictionary's order (suffix, replacement):
 #: nouns, then verbs, then adjectives.
@@ -91,6 +91,7 @@ def _synonym_ids(
     offsets: npt.NDArray[np.int64],
     ids: npt.NDArray[np.int32],
 ) -> list[int]:
+    """Sorted synset ids of ``word``: its own synsets plus those of its base form(s)."""
     keys: list[int] = []
     if word in synset_index:
         keys.append(synset_index[word])
@@ -107,17 +108,6 @@ def _synonym_ids(
     for k in keys:
         merged.update(ids[offsets[k] : offsets[k + 1]].tolist())
     return sorted(merged)
-
-
-def synonym_set(
-    word: str,
-    synset_index: Mapping[str, int],
-    exceptions: Mapping[str, tuple[str, ...]],
-    offsets: npt.NDArray[np.int64],
-    ids: npt.NDArray[np.int32],
-) -> npt.NDArray[np.int32]:
-    """Sorted synset ids of ``word``: its own synsets plus those of its base form(s)."""
-    return np.asarray(_synonym_ids(word, synset_index, exceptions, offsets, ids), dtype=np.int32)
 
 
 def _signature(synsets: list[int]) -> int:
