@@ -141,3 +141,57 @@ def test_package_level_entry_point() -> None:
 
     ev = capeval.evaluate(candidates=CANDS, references=REFS, metrics=["rouge-l"], tokenizer="none")
     assert isinstance(ev, capeval.Evaluation) and ev.results["rouge-l"].n_items == len(CANDS)
+
+
+class _Local(Overlap):
+    """Overlap, never forked (scored in this process)."""
+
+    name: ClassVar[str] = "local"
+    parallel_safe = False
+
+
+class _Failing(_Local):
+    name: ClassVar[str] = "failing"
+
+    def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
+        raise RuntimeError("this metric fails")
+
+
+class _Recording(ForkedBackend):
+    """Forked workers; records which metric each start call was for and when it returned."""
+
+    def __init__(self) -> None:
+        super().__init__(2, min_items=2)
+        self.started: list[str] = []
+
+    def start(self, metric: Metric, *args: Any) -> Any:
+        pending = super().start(metric, *args)
+        self.started.append(metric.name)
+        return pending
+
+
+def test_metrics_scored_elsewhere_start_first_and_match_serial() -> None:
+    backend = _Recording()
+    metrics = {"local": _Local(tokenizer="none"), "overlap": Overlap(tokenizer="none")}
+    results = _run(metrics, backend)
+    assert backend.started == ["overlap", "local"]  # the forked one runs while "local" is scored here
+    assert list(results) == ["local", "overlap"]  # results keep the requested order
+    serial = _run({"local": _Local(tokenizer="none"), "overlap": Overlap(tokenizer="none")})
+    for key in metrics:
+        np.testing.assert_array_equal(results[key].stats, serial[key].stats)
+    assert results["overlap"].details == serial["overlap"].details
+
+
+def test_an_error_here_stops_after_the_forked_workers_are_done() -> None:
+    import multiprocessing
+
+    metrics = {"overlap": Overlap(tokenizer="none"), "failing": _Failing(tokenizer="none")}
+    with pytest.raises(RuntimeError, match="this metric fails"):
+        _run(metrics, ForkedBackend(2, min_items=2))
+    assert multiprocessing.active_children() == []
+
+
+def test_timings_cover_metrics_scored_elsewhere() -> None:
+    timings: dict[str, float] = {}
+    _run({"overlap": Overlap(tokenizer="none"), "local": _Local(tokenizer="none")}, _Recording(), timings=timings)
+    assert set(timings) == {"overlap", "local"} and all(t >= 0 for t in timings.values())

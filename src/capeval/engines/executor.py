@@ -9,7 +9,8 @@ A run takes metrics (each a pure declaration: ``prepare``, ``item_stats``, ``ite
    (same signature) requested in the same run or given in ``reuse``;
 2. prepares each metric once on all references (``prepare``);
 3. lets a :class:`Backend` compute statistics rows and per-item details, whole or in
-   contiguous shards concatenated in input order;
+   contiguous shards concatenated in input order; metrics the backend computes elsewhere
+   (forked workers, a cluster) are started first and run while this process scores the others;
 4. reduces the rows with the metric's template (``result_from_stats``).
 
 Only the backend differs between serial, forked and Dask runs, so the results (scores,
@@ -18,6 +19,7 @@ statistics, details, signatures) are the same whichever runs them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import time
@@ -27,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics.base import CorpusResult, Metric
+from capeval.metrics.ngrams import shared_encodings
 from capeval.types import FloatArray
 
 __all__ = ["Backend", "ForkedBackend", "Rows", "SerialBackend", "default_backend", "run", "score_one"]
@@ -37,6 +40,9 @@ log = logging.getLogger("capeval")
 Rows = tuple[FloatArray, list[Any] | None]
 #: Tokenized ``(candidates, references)`` of the corpus for a metric's tokenizer.
 Texts = Callable[[Metric], tuple[Sequence[str], Sequence[Sequence[str]]]]
+#: Waits for rows started by :meth:`Backend.start`; returns them and when they were ready
+#: (``time.perf_counter()``).
+Pending = Callable[[], tuple[Rows, float]]
 
 #: Items per chunk when scoring with a progress bar.
 PROGRESS_CHUNK = 4096
@@ -100,6 +106,22 @@ class Backend:
                 bar.update(stop - start)
         return concat_rows(metric, parts)
 
+    def elsewhere(self, metric: Metric, n: int) -> bool:
+        """Whether :meth:`start` computes ``n`` items of ``metric`` outside this process, so that
+        this process is free to score other metrics meanwhile (default: never)."""
+        return False
+
+    def start(
+        self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> Pending:
+        """Begin computing the rows; the returned callable waits for them.
+
+        The default computes them now, in this process (with :meth:`rows`).
+        """
+        rows = self.rows(metric, candidates, references, prepared)
+        ready = time.perf_counter()
+        return lambda: (rows, ready)
+
     def tokenize(
         self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]]
     ) -> tuple[list[str], list[list[str]]]:
@@ -146,24 +168,58 @@ class ForkedBackend(Backend):
         self.workers = workers
         self.min_items = min_items
 
+    def elsewhere(self, metric: Metric, n: int) -> bool:
+        """Whether ``n`` items of ``metric`` are scored in worker processes."""
+        threshold = self.min_items if self.min_items is not None else metric.parallel_min_items
+        return self.workers > 1 and metric.parallel_safe and n >= max(threshold, 2) and can_fork()
+
     def rows(
         self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
     ) -> Rows:
         """Rows and details, from worker processes when the corpus is large enough."""
+        if not self.elsewhere(metric, len(candidates)):
+            return super().rows(metric, candidates, references, prepared)
+        return self.start(metric, candidates, references, prepared)()[0]
+
+    def start(
+        self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+    ) -> Pending:
+        """Fork the workers (they inherit the job) and return at once; in this process when
+        :meth:`elsewhere` says no."""
         global _FORK_JOB
         n = len(candidates)
-        threshold = self.min_items if self.min_items is not None else metric.parallel_min_items
-        if self.workers <= 1 or not metric.parallel_safe or n < max(threshold, 2) or not can_fork():
-            return super().rows(metric, candidates, references, prepared)
-        from concurrent.futures import ProcessPoolExecutor
+        if not self.elsewhere(metric, n):
+            return super().start(metric, candidates, references, prepared)
+        from concurrent.futures import Future, ProcessPoolExecutor
 
+        ready: list[float] = []
         _FORK_JOB = (metric, candidates, references, prepared)
+        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
         try:
-            with ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                parts = list(pool.map(_fork_shard, shard_bounds(n, self.workers)))
+            # With fork, the first submission starts every worker: they hold the job from here on.
+            futures = [pool.submit(_fork_shard, bounds) for bounds in shard_bounds(n, self.workers)]
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
         finally:
             _FORK_JOB = None
-        return concat_rows(metric, parts)
+
+        def done(_: Future[Rows]) -> None:
+            ready.append(time.perf_counter())
+
+        for future in futures:
+            future.add_done_callback(done)
+
+        def wait() -> tuple[Rows, float]:
+            try:
+                parts = [future.result() for future in futures]
+            finally:
+                pool.shutdown(cancel_futures=True)
+            # a callback may still be running just after the last result arrived
+            finished = max(ready) if len(ready) == len(futures) else time.perf_counter()
+            return concat_rows(metric, parts), finished
+
+        return wait
 
 
 def default_backend(*, workers: int = 1, progress: bool = False) -> Backend:
@@ -242,7 +298,10 @@ def run(
 
     done: dict[Hashable, CorpusResult] = {}
     data_of: dict[Hashable, Any] = {}
-    for ident in order:
+    pending: dict[Hashable, tuple[Pending, float]] = {}
+
+    def begin(ident: Hashable) -> None:
+        """Reuse a result, or start computing the rows (in the background where the backend can)."""
         key, metric = nodes[ident]
         cands, refs = texts(metric)
         if backend.progress:
@@ -251,24 +310,56 @@ def run(
         reused = _reusable(key, metric, reuse, refs)
         if reused is not None:
             done[ident], data_of[ident] = reused, None
-            continue
+            return
+        data = given.get(ident, _UNSET)
+        if data is _UNSET:
+            data = metric.prepare(refs)
+        data_of[ident] = data
+        pending[ident] = (backend.start(metric, cands, refs, data), start)
+
+    def finish(ident: Hashable) -> None:
+        """The result of a started metric, or of one built from finished requirements."""
+        if ident in done:
+            return
+        key, metric = nodes[ident]
+        cands, refs = texts(metric)
         details: list[Any] | None = None
         if metric.requires:
+            start = time.perf_counter()
             deps = {k: _identity(m) for k, m in metric.requires.items()}
+            for dep in deps.values():
+                finish(dep)
             data: Any = {k: data_of[d] for k, d in deps.items()}
             stats = np.asarray(
                 metric.item_stats_from({k: done[d].item_table for k, d in deps.items()}), dtype=np.float64
             )
+            ready = time.perf_counter()
         else:
-            data = given.get(ident, _UNSET)
-            if data is _UNSET:
-                data = metric.prepare(refs)
-            stats, details = backend.rows(metric, cands, refs, data)
+            wait, start = pending.pop(ident)
+            (stats, details), ready = wait()
+            data = data_of[ident]
         data_of[ident] = data
+        reduce_start = time.perf_counter()
         done[ident] = metric.result_from_stats(stats, prepared=data, references=refs, ids=ids, details=details)
+        # from its start to its rows ready (work elsewhere overlaps this process's), and the reduction
+        seconds = ready - start + time.perf_counter() - reduce_start
         if timings is not None:
-            timings[key] = timings.get(key, 0.0) + time.perf_counter() - start
-        log.debug("%s on %s items (%s): %.3f s", key, len(cands), backend.name, time.perf_counter() - start)
+            timings[key] = timings.get(key, 0.0) + seconds
+        log.debug("%s on %s items (%s): %.3f s", key, len(cands), backend.name, seconds)
+
+    # Metrics computed elsewhere start first and run while this process scores the others.
+    size = len(texts(nodes[order[0]][1])[0]) if order else 0
+    away = [i for i in order if not nodes[i][1].requires and backend.elsewhere(nodes[i][1], size)]
+    try:
+        with shared_encodings():  # metrics on the same text split it into words once
+            for ident in [*away, *(i for i in order if i not in away and not nodes[i][1].requires)]:
+                begin(ident)
+            for ident in order:
+                finish(ident)
+    finally:
+        for wait, _ in pending.values():  # an error left work running: wait for it to stop
+            with contextlib.suppress(Exception):
+                wait()
     return {key: done[ident] for key, ident in top_ident.items()}
 
 

@@ -12,7 +12,9 @@ unique keys, never identified by a hash alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import chain, count
 from typing import Any
@@ -32,6 +34,7 @@ __all__ = [
     "group_runs",
     "ngram_table",
     "ranks_within",
+    "shared_encodings",
     "sort_with_positions",
 ]
 
@@ -105,6 +108,27 @@ _SENTINEL = "\x00"
 _BOUNDARY = object()
 
 
+#: Encodings kept by :func:`shared_encodings`: ``(sentences, sep, encoding)``.
+_SHARED: ContextVar[list[tuple[list[str], str | None, Any]] | None] = ContextVar(
+    "capeval_shared_encodings", default=None
+)
+
+
+@contextmanager
+def shared_encodings() -> Iterator[None]:
+    """Within the block, :func:`encode_words` of equal lists of sentences (and separators) runs once.
+
+    Metrics that score the same tokenized text (BLEU and CIDEr-D in one run) then share one
+    encoding: its arrays are the same objects for all, so callers never write to them. What is
+    kept is released at the block's end.
+    """
+    token = _SHARED.set([])
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntArray, IntArray, tuple[str, ...]]:
     """Split sentences with ``str.split(sep)`` and map words to ids.
 
@@ -115,6 +139,18 @@ def encode_words(sentences: Sequence[str], sep: str | None = None) -> tuple[IntA
         ``(word_ids, lengths, vocab)``: the ids of all words of all sentences in order, the
         number of words of each sentence, and the words in id order.
     """
+    shared = _SHARED.get()
+    if shared is None or not isinstance(sentences, list):
+        return _encode_words(sentences, sep)
+    for kept, kept_sep, encoding in shared:
+        if kept_sep == sep and len(kept) == len(sentences) and kept == sentences:
+            return encoding  # type: ignore[no-any-return]
+    encoding = _encode_words(sentences, sep)
+    shared.append((list(sentences), sep, encoding))
+    return encoding
+
+
+def _encode_words(sentences: Sequence[str], sep: str | None) -> tuple[IntArray, IntArray, tuple[str, ...]]:
     if not sentences:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), ()
     joined = f" {_SENTINEL} ".join(sentences)
