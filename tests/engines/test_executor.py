@@ -186,9 +186,10 @@ def test_an_error_here_stops_after_the_forked_workers_are_done() -> None:
     import multiprocessing
 
     metrics = {"overlap": Overlap(tokenizer="none"), "failing": _Failing(tokenizer="none")}
+    before = set(multiprocessing.active_children())
     with pytest.raises(RuntimeError, match="this metric fails"):
         _run(metrics, ForkedBackend(2, min_items=2))
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) - before == set()  # no worker left behind
 
 
 def test_timings_cover_metrics_scored_elsewhere() -> None:

@@ -146,22 +146,39 @@ def reference_index(
 
     A document is an item: an n-gram counts once per item whose references contain it.
     """
+    return _reference_counts(ids, starts, item_start, n, n_vocab)[0]
+
+
+def _occurrences(lengths: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:
+    """N-gram occurrences of orders ``1..n`` in sentences of these lengths."""
+    return np.maximum(lengths[:, None] - np.arange(n)[None, :], 0).sum(axis=1)
+
+
+def _reference_counts(
+    ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64], n: int, n_vocab: int
+) -> tuple[GramIndex, npt.NDArray[np.int32]]:
+    """:func:`reference_index`, and the n-gram id of every occurrence in the references (sentence
+    by sentence, order by order, left to right), which spares the scorer looking them up again."""
     lengths = np.diff(starts[item_start[0] : item_start[-1] + 1])
-    capacity = int(np.maximum(lengths[:, None] - np.arange(n)[None, :], 0).sum()) + 1
+    capacity = int(_occurrences(lengths, n).sum()) + 1
     gram_key = np.empty(capacity, dtype=np.uint64)  # upper bounds: only the pages written are touched
     gram_order = np.empty(capacity, dtype=np.int64)
     gram_df = np.empty(capacity, dtype=np.float64)
     last_item = np.empty(capacity, dtype=np.int64)
-    state = np.zeros(2, dtype=np.int64)  # next item, n-grams so far
+    occurrence_gram = np.empty(capacity - 1, dtype=np.int32)
+    state = np.zeros(3, dtype=np.int64)  # next item, n-grams so far, occurrences so far
     slot_gram = np.full(1024, -1, dtype=np.int64)
-    while not _count_references(ids, starts, item_start, n, slot_gram, gram_key, gram_order, gram_df, last_item, state):
+    while not _count_references(
+        ids, starts, item_start, n, slot_gram, gram_key, gram_order, gram_df, last_item, occurrence_gram, state
+    ):
         # Too full for the next item: a larger table (a separate scan keeps the hot loop's
         # arrays fixed, which numba compiles much better).
         slot_gram = _index(gram_key, gram_order, int(state[1]), 2 * slot_gram.shape[0])
     n_grams = int(state[1])
-    return GramIndex(
+    index = GramIndex(
         n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(), gram_df[:n_grams].copy()
     )
+    return index, occurrence_gram
 
 
 def frequency_table(references: Sequence[Sequence[str]], n: int) -> tuple[Any, ...] | None:
@@ -213,10 +230,12 @@ def _count_references(
     gram_order: Any,
     gram_df: Any,
     last_item: Any,
+    occurrence_gram: Any,
     state: Any,
 ) -> bool:  # pragma: no cover - compiled
     """Count document frequencies from item ``state[0]`` on; False when the table needs to grow first."""
     n_grams = state[1]
+    o = state[2]
     for item in range(state[0], item_start.shape[0] - 1):
         occurrences = 0
         for r in range(item_start[item], item_start[item + 1]):
@@ -224,7 +243,7 @@ def _count_references(
             for k in range(1, n + 1):
                 occurrences += max(length - k + 1, 0)
         if 2 * (n_grams + occurrences) > slot_gram.shape[0]:
-            state[0], state[1] = item, n_grams
+            state[0], state[1], state[2] = item, n_grams, o
             return False
         for r in range(item_start[item], item_start[item + 1]):
             a, length = starts[r], starts[r + 1] - starts[r]
@@ -241,7 +260,9 @@ def _count_references(
                     if last_item[gram] != item:
                         last_item[gram] = item
                         gram_df[gram] += 1.0
-    state[0], state[1] = item_start.shape[0] - 1, n_grams
+                    occurrence_gram[o] = gram
+                    o += 1
+    state[0], state[1], state[2] = item_start.shape[0] - 1, n_grams, o
     return True
 
 
@@ -325,7 +346,7 @@ def score_with_reference_frequencies(
         return None
     ids, starts, vocab = encoded
     item_start = bounds(n_refs) + len(candidates)
-    index = reference_index(ids, starts, item_start, n, len(vocab))
+    index, reference_grams = _reference_counts(ids, starts, item_start, n, len(vocab))
     return score_encoded(
         index,
         ids,
@@ -338,6 +359,7 @@ def score_with_reference_frequencies(
         sigma=sigma,
         clip=clip,
         scale=scale,
+        reference_grams=reference_grams,
     )
 
 
@@ -362,6 +384,7 @@ def score_encoded(
     sigma: float | None,
     clip: bool,
     scale: float,
+    reference_grams: npt.NDArray[np.int32] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Score candidates ``0..n_cands-1`` against the references of their items.
 
@@ -375,6 +398,9 @@ def score_encoded(
         sigma: Width of the length penalty, or None for none.
         clip: Clip candidate counts at the reference counts (CIDEr-D).
         scale: Factor applied to every score.
+        reference_grams: The ``index`` id of every n-gram occurrence of the references, when
+            ``index`` was counted on them (:func:`_reference_counts`); their frequencies are then
+            read without a lookup.
 
     Large batches are scored in runs of whole items of about ``CHUNK_SENTENCES`` sentences,
     which bounds the working memory.
@@ -392,8 +418,15 @@ def score_encoded(
         clip,
         float(scale),
     )
+    if reference_grams is None:
+        reference_grams = np.zeros(0, dtype=np.int32)
     if starts.shape[0] - 1 <= CHUNK_SENTENCES:
-        return np.asarray(_score(ids, starts, n_cands, cand_item, item_start, *params), dtype=np.float64)
+        return np.asarray(
+            _score(ids, starts, n_cands, cand_item, item_start, reference_grams, *params), dtype=np.float64
+        )
+    # where each reference sentence's occurrences start in ``reference_grams``
+    first_ref = int(item_start[0])
+    occurrence_start = bounds(_occurrences(np.diff(starts[first_ref : item_start[-1] + 1]), n))
     per_item = np.diff(item_start) + np.bincount(cand_item, minlength=n_items)
     cut = np.cumsum(per_item) // CHUNK_SENTENCES
     edges = [0, *(np.flatnonzero(np.diff(cut)) + 1).tolist(), n_items]
@@ -407,7 +440,18 @@ def score_encoded(
         chunk_starts = bounds(lengths)
         chunk_ids = ids[np.repeat(starts[sentences], lengths) + ranks_within(lengths)]
         chunk_item_start = item_start[a : b + 1] - item_start[a] + picked.shape[0]
-        return picked, (chunk_ids, chunk_starts, picked.shape[0], cand_item[picked] - a, chunk_item_start, *params)
+        grams = reference_grams
+        if grams.shape[0]:
+            grams = grams[occurrence_start[item_start[a] - first_ref] : occurrence_start[item_start[b] - first_ref]]
+        return picked, (
+            chunk_ids,
+            chunk_starts,
+            picked.shape[0],
+            cand_item[picked] - a,
+            chunk_item_start,
+            grams,
+            *params,
+        )
 
     threads = min(_MAX_THREADS, _available_cpus(), len(runs))
     if threads <= 1:
@@ -441,6 +485,7 @@ def _score(
     n_cands: int,
     cand_item: Any,
     item_start: Any,
+    ref_gram: Any,
     df_slot: Any,
     df_key: Any,
     df_order: Any,
@@ -469,8 +514,12 @@ def _score(
     gram_order = np.empty(total, dtype=np.int64)
     occurrence = np.empty(total, dtype=np.int64)
     segment = np.zeros(n_sents * n + 1, dtype=np.int64)  # occurrences of (sentence, order)
+    # the frequency table's id of an n-gram met in a reference, when ``ref_gram`` gives them
+    known = np.full(total, -1, dtype=np.int64)
+    from_refs = ref_gram.shape[0] > 0
     n_grams = 0
     o = 0
+    ro = 0  # occurrences in references so far
     for s in range(n_sents):
         a = starts[s]
         length = starts[s + 1] - a
@@ -483,6 +532,10 @@ def _score(
                     gram = n_grams
                     n_grams += 1
                     slot_gram[slot], gram_key[gram], gram_order[gram] = gram, key, k
+                if from_refs and s >= n_cands:
+                    if known[gram] < 0:
+                        known[gram] = ref_gram[ro]
+                    ro += 1
                 occurrence[o] = gram
                 o += 1
             segment[s * n + k] = o
@@ -490,17 +543,20 @@ def _score(
     idf = np.empty(n_grams, dtype=np.float64)
     word_mask = np.uint64(MAX_WORDS - 1)
     for g in range(n_grams):
-        key = gram_key[g]
-        k = gram_order[g]
-        seen = True
-        for w in range(k):
-            if ((key >> np.uint64(WORD_BITS * w)) & word_mask) >= np.uint64(n_vocab):
-                seen = False
         doc_freq = 0.0
-        if seen:
-            found = df_slot[_numba.find_gram(key, k, df_slot, df_key, df_order)]
-            if found >= 0:
-                doc_freq = df_value[found]
+        if known[g] >= 0:
+            doc_freq = df_value[known[g]]
+        else:
+            key = gram_key[g]
+            k = gram_order[g]
+            seen = True
+            for w in range(k):
+                if ((key >> np.uint64(WORD_BITS * w)) & word_mask) >= np.uint64(n_vocab):
+                    seen = False
+            if seen:
+                found = df_slot[_numba.find_gram(key, k, df_slot, df_key, df_order)]
+                if found >= 0:
+                    doc_freq = df_value[found]
         idf[g] = log_docs - math.log(max(1.0, doc_freq))
     # 3. Each sentence's vector per order: distinct n-grams in first-occurrence order (the
     #    official dictionary order) with weight tf * idf, and the vector's norm.
