@@ -151,7 +151,8 @@ def reference_index(
 
 def _occurrences(lengths: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:
     """N-gram occurrences of orders ``1..n`` in sentences of these lengths."""
-    return np.maximum(lengths[:, None] - np.arange(n)[None, :], 0).sum(axis=1)
+    counts: npt.NDArray[np.int64] = np.maximum(lengths[:, None] - np.arange(n)[None, :], 0).sum(axis=1)
+    return counts
 
 
 def _reference_counts(
