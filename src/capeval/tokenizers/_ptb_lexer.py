@@ -34,6 +34,7 @@ except ImportError:  # Python 3.10
     _sre_parser = importlib.import_module("sre_parse")
     _sre_constants = importlib.import_module("sre_constants")
 
+from capeval.tokenizers._patterns import PatternSet
 from capeval.tokenizers._ptb_chars import ALPHA_RANGES, DIGIT_RANGES, LETTER_RANGES, SYMBOL_RANGES, ranges_to_class
 
 __all__ = ["ABBREVIATION_WORDS", "ASSIMILATIONS", "scan_caption"]
@@ -343,7 +344,7 @@ class _Rule:
         # rule everywhere).
         self.first_starts: list[int] | None = None
         self.first_ends: list[int] = []
-        firsts = [_first_chars(source) for source in sources]
+        firsts = [_compiled().first_chars(source) for source in sources]
         if all(f is not None for f in firsts):
             merged: list[list[int]] = []
             for lo, hi in sorted(r for f in firsts for r in f or ()):
@@ -359,7 +360,7 @@ class _Rule:
         """``(compiled pattern, whether it has trailing context in a group "t")``, compiled when
         the rule is first tried (a text reaches only the rules of the characters it holds)."""
         if self._patterns is None:  # threads may race here: they compile the same patterns
-            self._patterns = [(re.compile(source), "(?P<t>" in source) for source in self.sources]
+            self._patterns = [(_compiled().compile(source), "(?P<t>" in source) for source in self.sources]
         return self._patterns
 
     def may_start_with(self, char: str) -> bool:
@@ -446,10 +447,20 @@ def _with_case(ranges: list[tuple[int, int]], ignore_case: bool) -> list[tuple[i
 
 
 # The rules are built on first use, and each rule's patterns compiled when it is first tried:
-# ordinary captions never leave the fast path, and compiling all 79 patterns would add about
-# 0.1 s to the start of every process.
+# ordinary captions never leave the fast path. Compiling all 79 patterns takes about 0.15 s;
+# their compiled code is kept on disk after the first time (see _patterns).
 _RULES: list[_Rule] | None = None
 _RULES_BY_CHAR: dict[str, list[_Rule]] = {}
+_PATTERNS: PatternSet | None = None
+
+
+def _compiled() -> PatternSet:
+    """The compiled patterns of every rule (loaded when a rule is first tried)."""
+    global _PATTERNS
+    if _PATTERNS is None:
+        sources = [s for spec, _ in _RULE_SPECS for s in ([spec] if isinstance(spec, str) else spec)]
+        _PATTERNS = PatternSet(sources, _first_chars)
+    return _PATTERNS
 
 
 def _rules_for(char: str) -> list[_Rule]:

@@ -19,6 +19,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from capeval._cache import cache_root
+
 __all__ = ["TupleCache", "default_cache_path"]
 
 logger = logging.getLogger("capeval")
@@ -37,12 +39,7 @@ Tuples = list[list[str]]
 
 def default_cache_path() -> Path:
     """``$CAPEVAL_CACHE_DIR/spice.sqlite``, else ``$XDG_CACHE_HOME/capeval/`` or ``~/.cache/capeval/``."""
-    base = os.environ.get("CAPEVAL_CACHE_DIR")
-    if base:
-        return Path(base) / "spice.sqlite"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    root = Path(xdg) if xdg else Path.home() / ".cache"
-    return root / "capeval" / "spice.sqlite"
+    return cache_root() / "spice.sqlite"
 
 
 def _checksum(key: str, payload: str) -> str:
