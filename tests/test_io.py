@@ -369,3 +369,26 @@ def test_integer_ids_on_request(raw: str, ok: bool) -> None:
         with pytest.raises(CaptionFileError, match="image_id must be an integer, got") as err:
             parse_candidates(raw, integer_ids=True)
         assert err.value.code == "bad_image_id"
+
+
+def test_write_columns_json_writes_what_write_json_writes(tmp_path: Path) -> None:
+    import numpy as np
+
+    from capeval.io import write_columns_json, write_json
+
+    keys = ["1", "2", 'a "quoted" id', "\u00e9t\u00e9 {x}"]
+    columns = {
+        "Bleu_1": np.array([0.1, 1 / 3, 0.0, 1e-300]),
+        'odd "name" {with} braces': [float("nan"), float("inf"), -float("inf"), 2.0],
+        "CIDEr \u2713": np.array([5e-324, 1.0, 123456789.123, -0.0]),
+    }
+    table = {k: {name: float(columns[name][i]) for name in columns} for i, k in enumerate(keys)}
+    write_json(tmp_path / "a.json", table)
+    write_columns_json(tmp_path / "b.json", keys, columns)
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    for empty_keys, empty_columns in (([], {"x": []}), (["1"], {})):
+        write_json(tmp_path / "a.json", {k: {} for k in empty_keys})
+        write_columns_json(tmp_path / "b.json", empty_keys, empty_columns)
+        assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    with pytest.raises(ValueError, match="2 values for 4 rows"):
+        write_columns_json(tmp_path / "b.json", keys, {"x": [1.0, 2.0]})

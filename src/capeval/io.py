@@ -66,6 +66,7 @@ __all__ = [
     "read_candidates",
     "read_jsonl",
     "read_references",
+    "write_columns_json",
     "write_json",
 ]
 
@@ -886,12 +887,48 @@ def write_json(path: PathLike, data: Any) -> None:
     A mapping is written one entry per line (``{image id: {metric: score}}`` reads one image a
     line); anything else on one line.
     """
+    if isinstance(data, Mapping) and data:
+        # each entry as a one-entry object without its braces: keys converted as json does
+        _write_text(path, "{\n " + ",\n ".join(_dumps({k: v})[1:-1] for k, v in data.items()) + "\n}\n")
+    else:
+        _write_text(path, _dumps(data) + "\n")
+
+
+def write_columns_json(path: PathLike, keys: Sequence[str], columns: Mapping[str, Any]) -> None:
+    """Write ``{keys[i]: {name: columns[name][i] for name in columns}}`` exactly as :func:`write_json`
+    writes that mapping (same text), built column by column: much faster for large tables of
+    numbers (per-image scores).
+
+    Args:
+        keys: Row keys (strings).
+        columns: Name -> one number per row (float arrays or sequences).
+    """
+    import numpy as np
+
+    names = list(columns)
+    if not keys or not names:
+        write_json(path, {k: {name: float(columns[name][i]) for name in names} for i, k in enumerate(keys)})
+        return
+    texts = []
+    for name in names:
+        values = np.asarray(columns[name], dtype=np.float64)
+        if values.shape != (len(keys),):
+            raise ValueError(f"column {name!r} has {values.size} values for {len(keys)} rows")
+        text = list(map(float.__repr__, values.tolist()))
+        if not np.isfinite(values).all():  # NaN and infinities are written as null, as write_json does
+            for i in np.flatnonzero(~np.isfinite(values)).tolist():
+                text[i] = "null"
+        texts.append(text)
+    # one row: "key": {"name": value, ...}, keys and names encoded by the same encoder
+    row = "{}: {{" + ", ".join(_ENCODE(name).replace("{", "{{").replace("}", "}}") + ": {}" for name in names) + "}}"
+    lines = map(row.format, map(_ENCODE, keys), *texts)
+    _write_text(path, "{\n " + ",\n ".join(lines) + "\n}\n")
+
+
+def _write_text(path: PathLike, text: str) -> None:
+    """Write ``text`` atomically (temporary file + rename), UTF-8."""
     target = os.fspath(path)
     tmp = f"{target}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
-        if isinstance(data, Mapping) and data:
-            # each entry as a one-entry object without its braces: keys converted as json does
-            fh.write("{\n " + ",\n ".join(_dumps({k: v})[1:-1] for k, v in data.items()) + "\n}\n")
-        else:
-            fh.write(_dumps(data) + "\n")
+        fh.write(text)
     os.replace(tmp, target)

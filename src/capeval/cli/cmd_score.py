@@ -12,7 +12,7 @@ from typing import Any
 from capeval.cli._output import format_csv, format_json, format_table
 from capeval.cli.main import add_references_argument
 from capeval.engines.local import DEFAULT_METRICS, evaluate, resolve_metrics
-from capeval.io import load_corpus, write_json
+from capeval.io import load_corpus, write_columns_json
 from capeval.metrics.base import EmptyCandidateWarning
 from capeval.registry import list_metrics
 
@@ -75,7 +75,7 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
     else:
         print(format_table(evaluation))
     if args.per_image:
-        write_json(args.per_image, {str(k): v for k, v in evaluation.per_image().items()})
+        write_columns_json(args.per_image, [str(k) for k in evaluation.ids], evaluation.per_image_columns())
         if not args.quiet:
             print(f"capeval: per-image scores written to {args.per_image}", file=sys.stderr)
     return 0

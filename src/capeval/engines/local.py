@@ -15,10 +15,13 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from capeval.engines.executor import Backend, default_backend, run
 from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, Metric, check_inputs
 from capeval.registry import COCO_METRICS, DEFAULT_METRICS, canonical_name, get_metric, list_metrics
+from capeval.types import FloatArray
 
 __all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
 
@@ -71,6 +74,15 @@ class Evaluation:
                 for image_id, value in zip(self.ids, column, strict=True):
                     table[image_id][label] = float(value)
         return table
+
+    def per_image_columns(self, *, official_names: bool = True) -> dict[str, FloatArray]:
+        """The table of :meth:`per_image` by column: ``{metric: one score per image}`` (in ``ids`` order)."""
+        names = self.official_names() if official_names else {}
+        columns: dict[str, FloatArray] = {}
+        for result in self.results.values():
+            for output in _ordered(result):
+                columns[names.get(output, output)] = np.asarray(result.item_table[output], dtype=np.float64)
+        return columns
 
     def signatures(self) -> dict[str, str]:
         """Metric key -> signature string."""
