@@ -19,16 +19,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from capeval.engines.executor import Backend, Rows, concat_rows, item_rows, run, shard_bounds
+from capeval.engines.executor import READ_AHEAD, Backend, Rows, concat_rows, item_rows, run, shard_bounds
 from capeval.engines.local import Evaluation, build_metrics, tokenized_texts
 from capeval.io import Corpus
 from capeval.metrics.base import Metric, check_inputs
 from capeval.tokenizers.base import get_tokenizer
 
 __all__ = ["DaskBackend", "evaluate_dask"]
-
-#: Captions of read-ahead context given to each partition's tokenizer (lookahead never spans one).
-READ_AHEAD = 3
 
 
 def _tokenize_partition(tokenizer_name: str, texts: Sequence[str], context: Sequence[str]) -> list[str]:

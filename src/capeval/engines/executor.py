@@ -32,7 +32,7 @@ from capeval.metrics.base import CorpusResult, Metric
 from capeval.metrics.ngrams import shared_encodings
 from capeval.types import FloatArray
 
-__all__ = ["Backend", "ForkedBackend", "Rows", "SerialBackend", "default_backend", "run", "score_one"]
+__all__ = ["READ_AHEAD", "Backend", "ForkedBackend", "Rows", "SerialBackend", "default_backend", "run", "score_one"]
 
 log = logging.getLogger("capeval")
 
@@ -46,6 +46,10 @@ Pending = Callable[[], tuple[Rows, float]]
 
 #: Items per chunk when scoring with a progress bar.
 PROGRESS_CHUNK = 4096
+#: Captions that follow a partition, given to its tokenizer as context (Dask, streaming): the
+#: PTB tokenizer's lookahead reaches into the next caption at most, so a partition tokenized with
+#: them gets the tokens it gets in the whole stream.
+READ_AHEAD = 3
 
 
 def item_rows(metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> Rows:

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from capeval.engines.executor import READ_AHEAD
 from capeval.engines.local import build_metrics
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.cider import DocumentFrequencies
@@ -38,8 +39,6 @@ __all__ = ["Source", "StreamResult", "evaluate_stream"]
 
 #: ``source(lo, hi) -> (candidates, references)``: the raw items ``lo..hi-1``.
 Source = Callable[[int, int], tuple[list[str], list[list[str]]]]
-#: Captions of read-ahead context given to each partition's tokenizer (as the Dask engine).
-READ_AHEAD = 3
 #: Bits per word id in a packed n-gram key (four words in 64 bits).
 _WORD_BITS = 16
 
