@@ -164,9 +164,9 @@ class _Recording(ForkedBackend):
         super().__init__(2, min_items=2)
         self.started: list[str] = []
 
-    def start(self, metric: Metric, *args: Any) -> Any:
-        pending = super().start(metric, *args)
-        self.started.append(metric.name)
+    def start(self, metric: Metric, *args: Any, alongside: bool = False) -> Any:
+        pending = super().start(metric, *args, alongside=alongside)
+        self.started.append(f"{metric.name}{' alongside' if alongside else ''}")
         return pending
 
 
@@ -174,7 +174,10 @@ def test_metrics_scored_elsewhere_start_first_and_match_serial() -> None:
     backend = _Recording()
     metrics = {"local": _Local(tokenizer="none"), "overlap": Overlap(tokenizer="none")}
     results = _run(metrics, backend)
-    assert backend.started == ["overlap", "local"]  # the forked one runs while "local" is scored here
+    assert backend.started == ["overlap alongside", "local"]  # the forked one runs while "local" is scored here
+    alone = _Recording()
+    _run({"overlap": Overlap(tokenizer="none")}, alone)
+    assert alone.started == ["overlap"]  # nothing else to do here: all the workers
     assert list(results) == ["local", "overlap"]  # results keep the requested order
     serial = _run({"local": _Local(tokenizer="none"), "overlap": Overlap(tokenizer="none")})
     for key in metrics:

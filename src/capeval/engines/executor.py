@@ -116,11 +116,18 @@ class Backend:
         return False
 
     def start(
-        self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+        self,
+        metric: Metric,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Any,
+        *,
+        alongside: bool = False,
     ) -> Pending:
         """Begin computing the rows; the returned callable waits for them.
 
-        The default computes them now, in this process (with :meth:`rows`).
+        ``alongside``: this process scores other metrics meanwhile (work started elsewhere then
+        leaves it room). The default computes the rows now, in this process (with :meth:`rows`).
         """
         rows = self.rows(metric, candidates, references, prepared)
         ready = time.perf_counter()
@@ -186,22 +193,31 @@ class ForkedBackend(Backend):
         return self.start(metric, candidates, references, prepared)()[0]
 
     def start(
-        self, metric: Metric, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any
+        self,
+        metric: Metric,
+        candidates: Sequence[str],
+        references: Sequence[Sequence[str]],
+        prepared: Any,
+        *,
+        alongside: bool = False,
     ) -> Pending:
         """Fork the workers (they inherit the job) and return at once; in this process when
-        :meth:`elsewhere` says no."""
+        :meth:`elsewhere` says no. ``alongside`` other work in this process, one worker fewer
+        is forked (at least one): this process keeps a core, and a metric that runs threads of
+        its own (METEOR) does less work twice."""
         global _FORK_JOB
         n = len(candidates)
         if not self.elsewhere(metric, n):
             return super().start(metric, candidates, references, prepared)
         from concurrent.futures import Future, ProcessPoolExecutor
 
+        processes = max(1, self.workers - 1) if alongside else self.workers
         ready: list[float] = []
         _FORK_JOB = (metric, candidates, references, prepared)
-        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
         try:
             # With fork, the first submission starts every worker: they hold the job from here on.
-            futures = [pool.submit(_fork_shard, bounds) for bounds in shard_bounds(n, self.workers)]
+            futures = [pool.submit(_fork_shard, bounds) for bounds in shard_bounds(n, processes)]
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise
@@ -304,7 +320,7 @@ def run(
     data_of: dict[Hashable, Any] = {}
     pending: dict[Hashable, tuple[Pending, float]] = {}
 
-    def begin(ident: Hashable) -> None:
+    def begin(ident: Hashable, alongside: bool) -> None:
         """Reuse a result, or start computing the rows (in the background where the backend can)."""
         key, metric = nodes[ident]
         cands, refs = texts(metric)
@@ -319,7 +335,7 @@ def run(
         if data is _UNSET:
             data = metric.prepare(refs)
         data_of[ident] = data
-        pending[ident] = (backend.start(metric, cands, refs, data), start)
+        pending[ident] = (backend.start(metric, cands, refs, data, alongside=alongside), start)
 
     def finish(ident: Hashable) -> None:
         """The result of a started metric, or of one built from finished requirements."""
@@ -354,10 +370,13 @@ def run(
     # Metrics computed elsewhere start first and run while this process scores the others.
     size = len(texts(nodes[order[0]][1])[0]) if order else 0
     away = [i for i in order if not nodes[i][1].requires and backend.elsewhere(nodes[i][1], size)]
+    here = [i for i in order if i not in away and not nodes[i][1].requires]
     try:
         with shared_encodings():  # metrics on the same text split it into words once
-            for ident in [*away, *(i for i in order if i not in away and not nodes[i][1].requires)]:
-                begin(ident)
+            for ident in away:
+                begin(ident, bool(here))
+            for ident in here:
+                begin(ident, False)
             for ident in order:
                 finish(ident)
     finally:
