@@ -85,7 +85,8 @@ class GramIndex:
     N-gram ``g`` (all orders together) is ``gram_key[g]`` (its word ids packed, ``WORD_BITS``
     each) of order ``gram_order[g]`` with document frequency ``gram_df[g]``; ``slot_gram`` is
     an open-addressing hash table of the ids (a power of two long, -1 for empty, at most
-    half full), looked up with :func:`capeval.metrics._numba.find_gram`.
+    half full; 32-bit ids, which halve the memory its lookups miss in), looked up with
+    :func:`capeval.metrics._numba.find_gram`.
 
     Attributes:
         n: Highest order held.
@@ -95,7 +96,7 @@ class GramIndex:
 
     n: int
     n_vocab: int
-    slot_gram: npt.NDArray[np.int64]
+    slot_gram: npt.NDArray[np.int32]
     gram_key: npt.NDArray[np.uint64]
     gram_order: npt.NDArray[np.int64]
     gram_df: npt.NDArray[np.float64]
@@ -132,7 +133,7 @@ def _table_size(n_grams: int) -> int:
 @_jit
 def _index(gram_key: Any, gram_order: Any, n_grams: int, size: int) -> Any:  # pragma: no cover - compiled
     """A hash table of ``size`` slots holding n-grams ``0..n_grams-1``."""
-    slot_gram = np.full(size, -1, dtype=np.int64)
+    slot_gram = np.full(size, -1, dtype=np.int32)
     for g in range(n_grams):
         slot = _numba.find_gram(gram_key[g], gram_order[g], slot_gram, gram_key, gram_order)
         slot_gram[slot] = g
@@ -168,7 +169,7 @@ def _reference_counts(
     last_item = np.empty(capacity, dtype=np.int64)
     occurrence_gram = np.empty(capacity - 1, dtype=np.int32)
     state = np.zeros(3, dtype=np.int64)  # next item, n-grams so far, occurrences so far
-    slot_gram = np.full(1024, -1, dtype=np.int64)
+    slot_gram = np.full(1024, -1, dtype=np.int32)
     while not _count_references(
         ids, starts, item_start, n, slot_gram, gram_key, gram_order, gram_df, last_item, occurrence_gram, state
     ):
@@ -510,7 +511,7 @@ def _score(
     size = 16
     while size < 2 * total:
         size *= 2
-    slot_gram = np.full(size, -1, dtype=np.int64)
+    slot_gram = np.full(size, -1, dtype=np.int32)
     gram_key = np.empty(total, dtype=np.uint64)
     gram_order = np.empty(total, dtype=np.int64)
     occurrence = np.empty(total, dtype=np.int64)
