@@ -164,9 +164,10 @@ def _reference_counts(
     lengths = np.diff(starts[item_start[0] : item_start[-1] + 1])
     capacity = int(_occurrences(lengths, n).sum()) + 1
     gram_key = np.empty(capacity, dtype=np.uint64)  # upper bounds: only the pages written are touched
-    gram_order = np.empty(capacity, dtype=np.int64)
-    gram_df = np.empty(capacity, dtype=np.float64)
-    last_item = np.empty(capacity, dtype=np.int64)
+    # narrow while counting (fewer cache misses), widened for the index
+    gram_order = np.empty(capacity, dtype=np.int8)
+    gram_df = np.empty(capacity, dtype=np.int32)
+    last_item = np.empty(capacity, dtype=np.int32)
     occurrence_gram = np.empty(capacity - 1, dtype=np.int32)
     state = np.zeros(3, dtype=np.int64)  # next item, n-grams so far, occurrences so far
     slot_gram = np.full(1024, -1, dtype=np.int32)
@@ -178,7 +179,12 @@ def _reference_counts(
         slot_gram = _index(gram_key, gram_order, int(state[1]), 2 * slot_gram.shape[0])
     n_grams = int(state[1])
     index = GramIndex(
-        n, n_vocab, slot_gram, gram_key[:n_grams].copy(), gram_order[:n_grams].copy(), gram_df[:n_grams].copy()
+        n,
+        n_vocab,
+        slot_gram,
+        gram_key[:n_grams].copy(),
+        gram_order[:n_grams].astype(np.int64),
+        gram_df[:n_grams].astype(np.float64),
     )
     return index, occurrence_gram
 
@@ -258,10 +264,10 @@ def _count_references(
                         gram = n_grams
                         n_grams += 1
                         slot_gram[slot], gram_key[gram], gram_order[gram] = gram, key, k
-                        gram_df[gram], last_item[gram] = 0.0, -1
+                        gram_df[gram], last_item[gram] = 0, -1
                     if last_item[gram] != item:
                         last_item[gram] = item
-                        gram_df[gram] += 1.0
+                        gram_df[gram] += 1
                     occurrence_gram[o] = gram
                     o += 1
     state[0], state[1], state[2] = item_start.shape[0] - 1, n_grams, o
