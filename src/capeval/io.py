@@ -184,6 +184,14 @@ def _id_key(value: Any) -> str:
     return str(value)
 
 
+def _keyed(ids: Iterable[Any]) -> dict[str, Any]:
+    """Matching key -> image id, for every id (see :func:`_id_key`)."""
+    ids = list(ids)
+    if set(map(type, ids)) <= {int, str}:  # the usual ids, keyed at C speed (bool is neither)
+        return dict(zip(map(str, ids), ids, strict=True))
+    return {_id_key(k): k for k in ids}
+
+
 def _read_bytes(path: PathLike) -> bytes:
     try:
         with open(path, "rb") as fh:
@@ -820,8 +828,7 @@ def align(
         CaptionFileError: when a candidate's image has no references (or, with
             ``require_all``, a reference image has no candidate).
     """
-    cand_keys = {_id_key(k): k for k in candidates}
-    ref_keys = {_id_key(k): k for k in references}
+    cand_keys, ref_keys = _keyed(candidates), _keyed(references)
     missing = [cand_keys[k] for k in cand_keys if k not in ref_keys]
     if missing:
         shown = ", ".join(repr(m) for m in missing[:5]) + (" ..." if len(missing) > 5 else "")
@@ -838,14 +845,11 @@ def align(
                 code="missing_images",
             )
         log.info("%d reference image(s) have no candidate and are not scored (e.g. %s)", len(unscored), shown)
-    ids, cands, refs = [], [], []
-    for key, ref_id in ref_keys.items():
-        if key in cand_keys:
-            cand_id = cand_keys[key]
-            ids.append(cand_id)
-            cands.append(candidates[cand_id])
-            refs.append(tuple(references[ref_id]))
-    return Corpus(tuple(ids), tuple(cands), tuple(refs))
+    scored = [key for key in ref_keys if key in cand_keys] if unscored else list(ref_keys)
+    ids = tuple([cand_keys[key] for key in scored])
+    cands = tuple([candidates[cand_id] for cand_id in ids])
+    refs = tuple([tuple(references[ref_keys[key]]) for key in scored])
+    return Corpus(ids, cands, refs)
 
 
 def load_corpus(results_path: PathLike, references_path: PathLike, *, require_all: bool = False) -> Corpus:
