@@ -65,6 +65,10 @@ MAX_SEARCH_WORK = 2.0e10
 _KEY_MATCHES = 1 << 20
 _KEY_CHUNKS = 1 << 21
 _KEY_DIST = 1 << 22
+#: Slots of the n-gram walk memo (:func:`sentence_ngrams`) and its hash multiplier.
+_MEMO_BITS = 16
+_MEMO_SIZE = 1 << _MEMO_BITS
+_MEMO_MULT = 0x9E3779B97F4A7C15
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
@@ -83,10 +87,20 @@ def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a
 
 
 @_helper
-def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any) -> Any:
+def _memo_slot(key: np.uint64) -> int:
+    return np.int64((key * np.uint64(_MEMO_MULT)) >> np.uint64(64 - _MEMO_BITS))
+
+
+@_helper
+def sentence_ngrams(
+    words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo_keys: Any, memo_vals: Any
+) -> Any:
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
     ``first_off[t]:first_off[t + 1]`` is the range of phrases whose first token is ``t``.
+    ``memo_keys``/``memo_vals`` (``2 ** _MEMO_BITS`` slots, key 0 = empty) remember the trie
+    walk's step for prefixes of 2 to 4 tokens (the same prefix always gives the same step), so
+    that a prefix seen before costs one table probe instead of a binary search.
 
     Returns:
         int32 array of shape ``(len(words), MAX_PHRASE)``.
@@ -116,6 +130,40 @@ def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, 
                 # one-token key (zero padded) is the smallest key of that range
                 first = first_off[tok]
                 stop = first_off[tok + 1]
+            elif length <= 4:
+                # hi (nonzero tokens, zero padded) identifies the prefix: its step is remembered as
+                # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase
+                slot = _memo_slot(hi)
+                while memo_keys[slot] != 0 and memo_keys[slot] != hi:
+                    slot = (slot + 1) & (_MEMO_SIZE - 1)
+                if memo_keys[slot] == hi:
+                    v = memo_vals[slot]
+                    first = v >> 2
+                    if v & 1:
+                        out[k, length - 1] = first
+                    if v & 2:
+                        break
+                    continue
+                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+                v = first << 2
+                if first == stop:
+                    v |= 2
+                else:
+                    f_hi = phrase_hi[first]
+                    shift = np.uint64(16 * (4 - length))
+                    if f_hi == hi and phrase_lo[first] == lo:
+                        v |= 1
+                    elif (f_hi >> shift) != (hi >> shift):
+                        v |= 2
+                if memo_vals[_MEMO_SIZE] < _MEMO_SIZE // 2:  # at most half full
+                    memo_keys[slot] = hi
+                    memo_vals[slot] = v
+                    memo_vals[_MEMO_SIZE] += 1
+                if v & 1:
+                    out[k, length - 1] = first
+                if v & 2:
+                    break
+                continue
             else:
                 first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
             if first == stop:
@@ -508,64 +556,37 @@ def _span_mask(start: int, length: int) -> np.uint64:
 
 
 @_helper
-def _sort_keys(n: int, keys: Any, base: int, order: Any, tmp: Any) -> None:
-    """``order[:n]``: positions 0..n-1 stably sorted by ``keys[base + k]`` (insertion or merge sort)."""
-    if n <= 24:
-        for k in range(n):
-            key = keys[base + k]
+def _sort_paths(n: int, keys: Any, order: Any) -> None:
+    """Sort the distinct keys ``keys[:n]``; ``order[:n]``: their low 16 bits (path positions) in that order.
+
+    The keys are distinct (each ends in its path's position), so any sort is a stable sort of
+    the paths by the rest of the key.
+    """
+    if n <= 32:
+        for k in range(1, n):
+            key = keys[k]
             i = k
-            while i > 0 and keys[base + order[i - 1]] > key:
-                order[i] = order[i - 1]
+            while i > 0 and keys[i - 1] > key:
+                keys[i] = keys[i - 1]
                 i -= 1
-            order[i] = k
-        return
+            keys[i] = key
+    else:
+        keys[:n].sort()
     for k in range(n):
-        order[k] = k
-    width = 1
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            if mid >= hi or keys[base + order[mid - 1]] <= keys[base + order[mid]]:
-                for k in range(lo, hi):
-                    tmp[k] = order[k]
-                lo = hi
-                continue
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                if keys[base + order[j]] < keys[base + order[i]]:
-                    tmp[k] = order[j]
-                    j += 1
-                else:
-                    tmp[k] = order[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = order[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = order[j]
-                j += 1
-                k += 1
-            lo = hi
-        for k in range(n):
-            order[k] = tmp[k]
-        width *= 2
+        order[k] = keys[k] & 0xFFFF
 
 
-#: Rows of the small search's workspace: seven path fields, keys, free rows, two path lists, sort.
-_N_SMALL = 13
-#: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance.
-_SMALL_DIST = 1 << 48
+#: Rows of the small search's workspace: seven path fields, keys, free rows, two path lists, order.
+_N_SMALL = 12
+#: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance << 16 | position.
+_SMALL_DIST = 1 << 32
+#: Most paths one step of the small search may hold (positions are 16 bits of the key).
+_SMALL_PATHS = 1 << 16
 
 
 @_helper
-def _small_key(m1: int, m2: int, chunks: int, dist: int) -> int:
-    return ((255 - (m1 + m2)) << 55) | (chunks << 48) | dist
+def _small_key(m1: int, m2: int, chunks: int, dist: int, k: int) -> int:
+    return ((255 - (m1 + m2)) << 55) | (chunks << 48) | (dist << 16) | k
 
 
 @_helper
@@ -619,6 +640,8 @@ def _search_small(
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
         if work > MAX_SEARCH_WORK:
             return 0
+    if pool > _SMALL_PATHS:
+        return -1
     if pool > ws_f.shape[1]:
         ws_f = np.empty((_N_SMALL, pool), dtype=np.int64)
         ws_u = np.empty((2, pool), dtype=np.uint64)
@@ -639,7 +662,6 @@ def _search_small(
     paths = ws_f[9]
     nexts = ws_f[10]
     order = ws_f[11]
-    tmp = ws_f[12]
     f_u1 = ws_u[0]
     f_u2 = ws_u[1]
     log_prev = ws_log[0]
@@ -693,8 +715,8 @@ def _search_small(
             p = paths[k]
             if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
                 return -1
-            keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
-        _sort_keys(n_paths, keys, 0, order, tmp)
+            keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p], k)
+        _sort_paths(n_paths, keys, order)
         # rows beyond the beam are dropped
         for rank in range(BEAM_SIZE, n_paths):
             free[n_free] = paths[order[rank]]
@@ -763,8 +785,8 @@ def _search_small(
         p = nexts[k]
         if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
             return -1
-        keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
-    _sort_keys(n_next, keys, 0, order, tmp)
+        keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p], k)
+    _sort_paths(n_next, keys, order)
     node = f_node[nexts[order[0]]]
     while node >= 0:
         match[log_pos[node]] = log_c[node]
@@ -1126,10 +1148,12 @@ def meteor_item_stats(
     ws_u = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
+    memo_keys = np.zeros(_MEMO_SIZE, dtype=np.uint64)
+    memo_vals = np.zeros(_MEMO_SIZE + 1, dtype=np.int64)  # the last one counts the used slots
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
-        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off)
+        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
         hyp_ent = _para_entries(hyp_ng, group_off, group_dst, group_dlen)
         # bit filters of the hypothesis' phrases and of their paraphrases
         hyp_ng_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
@@ -1153,7 +1177,7 @@ def meteor_item_stats(
         for r_i in range(ref_off[it], ref_off[it + 1]):
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
-            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off)
+            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
             ok = _align(
                 hyp,
                 ref,
