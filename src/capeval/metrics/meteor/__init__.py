@@ -227,7 +227,10 @@ class METEOR(Metric):
         # Pipeline: the main thread normalizes and encodes the next block while the compiled
         # aligner (which releases the GIL) works on earlier blocks in the pool's threads.
         block = max(_MIN_ITEMS_PER_THREAD, -(-n // (8 * self.n_threads)))
+        self._tables()
         with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
+            # the aligner's compiled code loads in a pool thread while the first block is prepared
+            pool.submit(_firstrun.compile_kernels)
             futures = [
                 pool.submit(self._run_job, self._prepare_job(candidates[lo : lo + block], references[lo : lo + block]))
                 for lo in range(0, n, block)
