@@ -590,8 +590,6 @@ _N_SMALL = 11
 #: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance << 16 | position.
 _SMALL_DIST_MASK = (1 << 32) - 1
 _SMALL_CHUNK = 1 << 48
-#: The chunks and distance fields of a packed key.
-_SMALL_REST = (1 << 55) - 1
 #: Most paths one step of the small search may hold (positions are 16 bits of the key).
 _SMALL_PATHS = 1 << 16
 
@@ -631,6 +629,7 @@ def _search_small(
     ws_u: Any,
     ws_log: Any,
     ws_mask: Any,
+    ws_cand_key: Any,
     match: Any,
 ) -> int:
     """The beam search of :func:`_align` for segments of at most 64 words; ``match[:nr]`` is the result.
@@ -662,8 +661,8 @@ def _search_small(
         ws_log = np.empty((3, n_log_max), dtype=np.int64)
     if n > ws_mask.shape[1]:
         ws_mask = np.empty((2, n), dtype=np.uint64)
-    f_m1 = ws_f[0]
-    f_m2 = ws_f[1]
+    if n > ws_cand_key.shape[1]:
+        ws_cand_key = np.empty((2, n), dtype=np.int64)
     f_key = ws_f[2]
     f_idx = ws_f[3]
     f_last = ws_f[4]
@@ -680,9 +679,16 @@ def _search_small(
     log_c = ws_log[2]
     mk1 = ws_mask[0]
     mk2 = ws_mask[1]
+    # per candidate: what it takes from a path's packed key (its matches, weighted as Java's
+    # int += double truncates them: m + int(x) == int(m + x) for x >= 0), and its distance
+    c_dm = ws_cand_key[0]
+    c_dd = ws_cand_key[1]
     for c in range(n):
         mk1[c] = _span_mask(c_mstart[c], c_mlen[c])
         mk2[c] = _span_mask(c_start[c], c_len[c])
+        w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
+        c_dm[c] = (int(c_mlen[c] * w) + int(c_len[c] * w)) << 55
+        c_dd[c] = abs(c_start[c] - c_mstart[c])
     # definite matches (one candidate, covering words no other candidate covers)
     u1 = np.uint64(0)
     u2 = np.uint64(0)
@@ -709,8 +715,6 @@ def _search_small(
     n_free = 0
     n_rows = 1
     row = 0
-    f_m1[row] = 0
-    f_m2[row] = 0
     f_key[row] = _small_key(0, 0, 0, 0, 0)
     f_idx[row] = 0
     f_last[row] = -1
@@ -745,15 +749,12 @@ def _search_small(
                         free[n_free] = p
                         n_free += 1
                         continue
-                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
-                    f_m1[p] = int(f_m1[p] + c_mlen[c] * w)
-                    f_m2[p] = int(f_m2[p] + c_len[c] * w)
-                    key = (f_key[p] & _SMALL_REST) | ((255 - (f_m1[p] + f_m2[p])) << 55)
+                    key = f_key[p] - c_dm[c]
                     if f_last[p] != -1 and c_mstart[c] != f_last[p]:
                         if (key >> 48) & 127 == 127:
                             return -1
                         key += _SMALL_CHUNK
-                    d = abs(c_start[c] - c_mstart[c])
+                    d = c_dd[c]
                     if ((key >> 16) & _SMALL_DIST_MASK) + d > _SMALL_DIST_MASK:
                         return -1
                     f_key[p] = key + (d << 16)
@@ -762,8 +763,6 @@ def _search_small(
             else:
                 pu1 = f_u1[p]
                 pu2 = f_u2[p]
-                pm1 = f_m1[p]
-                pm2 = f_m2[p]
                 plast = f_last[p]
                 pkey = f_key[p]
                 pnode = f_node[p]
@@ -778,13 +777,8 @@ def _search_small(
                         n_rows += 1
                     f_u1[q] = pu1 | mk1[c]
                     f_u2[q] = pu2 | mk2[c]
-                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
-                    m1 = int(pm1 + c_mlen[c] * w)
-                    m2 = int(pm2 + c_len[c] * w)
-                    f_m1[q] = m1
-                    f_m2[q] = m2
                     # the parent's chunks and distance (before this match's distance is added to it)
-                    key = (pkey & _SMALL_REST) | ((255 - (m1 + m2)) << 55)
+                    key = pkey - c_dm[c]
                     if plast != -1 and c_mstart[c] != plast:
                         if (key >> 48) & 127 == 127:
                             return -1
@@ -798,7 +792,7 @@ def _search_small(
                     log_c[n_log] = c
                     n_log += 1
                     # METEOR 1.5 adds the distance to the parent path, not to the new one.
-                    d = abs(c_start[c] - c_mstart[c])
+                    d = c_dd[c]
                     if ((pkey >> 16) & _SMALL_DIST_MASK) + d > _SMALL_DIST_MASK:
                         return -1
                     pkey += d << 16
@@ -861,6 +855,7 @@ def _align(
     ws_u: Any,
     ws_log: Any,
     ws_mask: Any,
+    ws_cand_key: Any,
     memo_stamp: Any,
     memo_masks: Any,
     stamp: int,
@@ -995,7 +990,23 @@ def _align(
         match = np.empty(nr + 1, dtype=np.int64)
     if nh <= 64 and nr <= 64:
         status = _search_small(
-            nh, nr, n, pos_off, c_start, c_len, c_mstart, c_mlen, c_mod, cov1, cov2, ws_f, ws_u, ws_log, ws_mask, match
+            nh,
+            nr,
+            n,
+            pos_off,
+            c_start,
+            c_len,
+            c_mstart,
+            c_mlen,
+            c_mod,
+            cov1,
+            cov2,
+            ws_f,
+            ws_u,
+            ws_log,
+            ws_mask,
+            ws_cand_key,
+            match,
         )
         if status == 0:
             return False
@@ -1201,6 +1212,7 @@ def meteor_item_stats(
     ws_u = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
+    ws_cand_key = np.empty((2, _WS_POOL), dtype=np.int64)
     memo_keys = np.zeros(_MEMO_SIZE, dtype=np.uint64)
     memo_vals = np.zeros(_MEMO_SIZE + 1, dtype=np.int64)  # the last one counts the used slots
     # per word: the item whose hypothesis memo_masks holds its exact, stem and synonym matches for
@@ -1266,6 +1278,7 @@ def meteor_item_stats(
                 ws_u,
                 ws_log,
                 ws_mask,
+                ws_cand_key,
                 memo_stamp,
                 memo_masks,
                 it,
