@@ -117,7 +117,10 @@ class _WordTables:
         if new_words:  # features of words first seen since the last call only
             self._extra_words.extend(new_words)
             self._extra_parts.append(
-                word_features(new_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
+                # plain arrays (not memory-map objects) for the many small slices taken
+                word_features(
+                    new_words, d.synset_index, d.exceptions, np.asarray(d.synset_offsets), np.asarray(d.synset_ids)
+                )
             )
         parts = [d.vocab_features, *self._extra_parts]
         syn_offsets = [parts[0][3][:-1]]
