@@ -285,10 +285,14 @@ class WordIndex:
 
 def _spans_of(words: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The UTF-8 bytes of ``words`` joined by newlines, and each word's byte span."""
-    encoded = "\n".join(words).encode("utf-8")
+    joined = "\n".join(words)
+    encoded = joined.encode("utf-8")
     buf = np.frombuffer(encoded, dtype=np.uint8)
-    if len(encoded) == sum(map(len, words)) + len(words) - 1:  # ASCII: one byte per character
+    if len(encoded) == len(joined):  # ASCII: one byte per character
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    elif joined.count("\n") == len(words) - 1:  # no word holds a line break: the breaks end the words
+        ends = np.append(np.flatnonzero(buf == _NEWLINE), len(encoded))
+        return buf, np.append(0, ends[:-1] + 1), ends
     else:
         lengths = np.fromiter((len(w.encode("utf-8")) for w in words), dtype=np.int64, count=len(words))
     ends = np.cumsum(lengths + 1) - 1
