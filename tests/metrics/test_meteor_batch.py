@@ -31,6 +31,28 @@ def test_batch_equals_one_by_one(seed: int) -> None:
     assert pos == len(ids)
 
 
+#: Pieces of segments normalized token by token (hyphens and apostrophes only), with the
+#: apostrophes at token edges that make a segment be normalized whole.
+APOS_PIECES = [
+    "a", "Dog", "9", "'s", "n't", "o'clock", "don't", "dogs'", "'", "''", "'9", "9'", "9'9", "x'-y", "'-'",
+    "-", "--", "-lrb-", "a-b-c", "well-known", "T-shirt", "rock-'n'-roll", "'Tis", "DOTMULTI", "xDOTDOTMULTIy",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hyphen_and_apostrophe_segments(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choice(APOS_PIECES) for _ in range(rng.randrange(1, 8))) for _ in range(600)]
+    texts += ["a 9' '9 b", "x' 's", "a dog's tail", "a close-up of a t-shirt", "''", "' '"]
+    index = WordIndex([])
+    counts, ids = segment_tokens(texts, PREFIXES, index)
+    words = dict(enumerate(index.words(0, len(index))))
+    pos = 0
+    for text, count in zip(texts, counts.tolist(), strict=True):
+        assert [words[i] for i in ids[pos : pos + count].tolist()] == normalize_tokens(text, PREFIXES), text
+        pos += count
+
+
 def test_line_breaks_are_refused() -> None:
     with pytest.raises(ValueError, match="line breaks"):
         segment_tokens(["a\nb"], PREFIXES, WordIndex([]))

@@ -117,7 +117,10 @@ class _WordTables:
         if new_words:  # features of words first seen since the last call only
             self._extra_words.extend(new_words)
             self._extra_parts.append(
-                word_features(new_words, d.synset_index, d.exceptions, d.synset_offsets, d.synset_ids)
+                # plain arrays (not memory-map objects) for the many small slices taken
+                word_features(
+                    new_words, d.synset_index, d.exceptions, np.asarray(d.synset_offsets), np.asarray(d.synset_ids)
+                )
             )
         parts = [d.vocab_features, *self._extra_parts]
         syn_offsets = [parts[0][3][:-1]]
@@ -227,7 +230,10 @@ class METEOR(Metric):
         # Pipeline: the main thread normalizes and encodes the next block while the compiled
         # aligner (which releases the GIL) works on earlier blocks in the pool's threads.
         block = max(_MIN_ITEMS_PER_THREAD, -(-n // (8 * self.n_threads)))
+        self._tables()
         with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
+            # the aligner's compiled code loads in a pool thread while the first block is prepared
+            pool.submit(_firstrun.compile_kernels)
             futures = [
                 pool.submit(self._run_job, self._prepare_job(candidates[lo : lo + block], references[lo : lo + block]))
                 for lo in range(0, n, block)

@@ -10,6 +10,7 @@ lower-cased and looked up in a compiled pass over the joined text's bytes (a
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,6 +27,14 @@ __all__ = ["WordIndex", "segment_tokens"]
 _PLAIN = np.zeros(256, dtype=np.bool_)
 for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n":
     _PLAIN[_c] = True
+#: Segments of ASCII letters, digits, spaces, hyphens and apostrophes, which normalize token by
+#: token: only the hyphen and apostrophe rules can apply, and their matches stay inside a token
+#: (a hyphen rule's context is never a blank), except that one apostrophe rule's match may take
+#: the blank after a token ending in an apostrophe that the same rule needs before a token
+#: starting with one (those segments, ``_APOS_ACROSS``, are normalized whole). ``DOTMULTI`` is
+#: rewritten in the whole text, so segments holding it are normalized whole too.
+_TOKENWISE = re.compile(r"[A-Za-z0-9 '\-]*")
+_APOS_ACROSS = re.compile(r"'(?![A-Za-z0-9])|(?<![^ ])'(?![A-Za-z])")
 _NEWLINE = 10
 _SPACE = 32
 _FNV_OFFSET = 14695981039346656037
@@ -276,10 +285,14 @@ class WordIndex:
 
 def _spans_of(words: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The UTF-8 bytes of ``words`` joined by newlines, and each word's byte span."""
-    encoded = "\n".join(words).encode("utf-8")
+    joined = "\n".join(words)
+    encoded = joined.encode("utf-8")
     buf = np.frombuffer(encoded, dtype=np.uint8)
-    if len(encoded) == sum(map(len, words)) + len(words) - 1:  # ASCII: one byte per character
+    if len(encoded) == len(joined):  # ASCII: one byte per character
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    elif joined.count("\n") == len(words) - 1:  # no word holds a line break: the breaks end the words
+        ends = np.append(np.flatnonzero(buf == _NEWLINE), len(encoded))
+        return buf, np.append(0, ends[:-1] + 1), ends
     else:
         lengths = np.fromiter((len(w.encode("utf-8")) for w in words), dtype=np.int64, count=len(words))
     ends = np.cumsum(lengths + 1) - 1
@@ -315,9 +328,19 @@ def segment_tokens(
     if not special_idx:
         return counts, plain_ids
     special_words: list[str] = []
+    token_words: dict[str, list[str]] = {}
     for i in special_idx:
         text = texts[i] if clean is None else clean(i, texts[i])
-        words = normalize_tokens(text, prefixes)
+        if _TOKENWISE.fullmatch(text) and not _APOS_ACROSS.search(text) and "DOTMULTI" not in text:
+            # normalized token by token (see _TOKENWISE), each distinct token once
+            words = []
+            for token in text.split():
+                got = token_words.get(token)
+                if got is None:
+                    got = token_words[token] = normalize_tokens(token, prefixes)
+                words.extend(got)
+        else:
+            words = normalize_tokens(text, prefixes)
         counts[i] = len(words)
         special_words.extend(words)
     out = np.empty(int(counts.sum()), dtype=np.int64)

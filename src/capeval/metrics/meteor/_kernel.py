@@ -65,6 +65,10 @@ MAX_SEARCH_WORK = 2.0e10
 _KEY_MATCHES = 1 << 20
 _KEY_CHUNKS = 1 << 21
 _KEY_DIST = 1 << 22
+#: Slots of the n-gram walk memo (:func:`sentence_ngrams`) and its hash multiplier.
+_MEMO_BITS = 16
+_MEMO_SIZE = 1 << _MEMO_BITS
+_MEMO_MULT = 0x9E3779B97F4A7C15
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
@@ -83,10 +87,20 @@ def _lower_bound(hi: np.uint64, lo: np.uint64, phrase_hi: Any, phrase_lo: Any, a
 
 
 @_helper
-def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any) -> Any:
+def _memo_slot(key: np.uint64) -> int:
+    return np.int64((key * np.uint64(_MEMO_MULT)) >> np.uint64(64 - _MEMO_BITS))
+
+
+@_helper
+def sentence_ngrams(
+    words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo_keys: Any, memo_vals: Any
+) -> Any:
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
     ``first_off[t]:first_off[t + 1]`` is the range of phrases whose first token is ``t``.
+    ``memo_keys``/``memo_vals`` (``2 ** _MEMO_BITS`` slots, key 0 = empty) remember the trie
+    walk's step for prefixes of 2 to 4 tokens (the same prefix always gives the same step), so
+    that a prefix seen before costs one table probe instead of a binary search.
 
     Returns:
         int32 array of shape ``(len(words), MAX_PHRASE)``.
@@ -116,6 +130,40 @@ def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, 
                 # one-token key (zero padded) is the smallest key of that range
                 first = first_off[tok]
                 stop = first_off[tok + 1]
+            elif length <= 4:
+                # hi (nonzero tokens, zero padded) identifies the prefix: its step is remembered as
+                # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase
+                slot = _memo_slot(hi)
+                while memo_keys[slot] != 0 and memo_keys[slot] != hi:
+                    slot = (slot + 1) & (_MEMO_SIZE - 1)
+                if memo_keys[slot] == hi:
+                    v = memo_vals[slot]
+                    first = v >> 2
+                    if v & 1:
+                        out[k, length - 1] = first
+                    if v & 2:
+                        break
+                    continue
+                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+                v = first << 2
+                if first == stop:
+                    v |= 2
+                else:
+                    f_hi = phrase_hi[first]
+                    shift = np.uint64(16 * (4 - length))
+                    if f_hi == hi and phrase_lo[first] == lo:
+                        v |= 1
+                    elif (f_hi >> shift) != (hi >> shift):
+                        v |= 2
+                if memo_vals[_MEMO_SIZE] < _MEMO_SIZE // 2:  # at most half full
+                    memo_keys[slot] = hi
+                    memo_vals[slot] = v
+                    memo_vals[_MEMO_SIZE] += 1
+                if v & 1:
+                    out[k, length - 1] = first
+                if v & 2:
+                    break
+                continue
             else:
                 first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
             if first == stop:
@@ -203,53 +251,62 @@ def _synonym_overlap(a: int, b: int, syn_off: Any, syn_ids: Any) -> bool:
 
 
 @_helper
+def _synonym_slot(sid: int, size: int) -> int:
+    return np.int64((np.uint64(sid) * np.uint64(_MEMO_MULT)) >> np.uint64(40)) & (size - 1)
+
+
+@_helper
 def _synonym_table(hyp: Any, syn_off: Any, syn_ids: Any) -> Any:
-    """Sorted distinct synset ids of a hypothesis (<= 64 words), each with a bit mask of its positions."""
-    nh = hyp.shape[0]
+    """Synset id -> bit mask of the hypothesis positions (<= 64 words) in that synset.
+
+    An open-addressing hash table, at most half full: ``(ids, masks)``, id -1 for an empty slot.
+    """
+    nh = min(hyp.shape[0], 64)
     total = 0
-    for i in range(min(nh, 64)):
+    for i in range(nh):
         total += syn_off[hyp[i] + 1] - syn_off[hyp[i]]
-    ids = np.empty(total, dtype=np.int64)
-    pos = np.empty(total, dtype=np.int64)
-    k = 0
-    for i in range(min(nh, 64)):
+    size = 16
+    while size < 2 * total:
+        size *= 2
+    ids = np.full(size, -1, dtype=np.int64)
+    masks = np.zeros(size, dtype=np.uint64)
+    for i in range(nh):
+        bit = np.uint64(1) << np.uint64(i)
         for e in range(syn_off[hyp[i]], syn_off[hyp[i] + 1]):
-            ids[k] = syn_ids[e]
-            pos[k] = i
-            k += 1
-    order = np.argsort(ids)
-    uniq = np.empty(total, dtype=np.int64)
-    masks = np.zeros(total, dtype=np.uint64)
-    m = 0
-    for r in range(total):
-        sid = ids[order[r]]
-        if m == 0 or uniq[m - 1] != sid:
-            uniq[m] = sid
-            m += 1
-        masks[m - 1] |= np.uint64(1) << np.uint64(pos[order[r]])
-    return uniq[:m], masks[:m]
+            sid = syn_ids[e]
+            slot = _synonym_slot(sid, size)
+            while ids[slot] != -1 and ids[slot] != sid:
+                slot = (slot + 1) & (size - 1)
+            ids[slot] = sid
+            masks[slot] |= bit
+    return ids, masks
 
 
 @_helper
 def _synonym_mask(b: int, syn_off: Any, syn_ids: Any, table_ids: Any, table_masks: Any) -> np.uint64:
     """OR of the position masks of every synset of word ``b`` found in a hypothesis table."""
     mask = np.uint64(0)
-    lo = 0
-    n = table_ids.shape[0]
+    size = table_ids.shape[0]
     for e in range(syn_off[b], syn_off[b + 1]):
         sid = syn_ids[e]
-        hi = n
-        while lo < hi:  # b's synsets are sorted, so the search window only moves right
-            mid = (lo + hi) >> 1
-            if table_ids[mid] < sid:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo == n:
-            break
-        if table_ids[lo] == sid:
-            mask |= table_masks[lo]
+        slot = _synonym_slot(sid, size)
+        while table_ids[slot] != -1:
+            if table_ids[slot] == sid:
+                mask |= table_masks[slot]
+                break
+            slot = (slot + 1) & (size - 1)
     return mask
+
+
+@_helper
+def _put_mask(cand: Any, n: int, j: int, mask: np.uint64, module: int, nh: int) -> int:
+    """Candidates (j, 1, i, 1, module) for the hypothesis positions i in ``mask``, by position; the new count."""
+    if mask != 0:
+        for i in range(nh):
+            if (mask >> np.uint64(i)) & np.uint64(1) != 0:
+                _put(cand, n, j, 1, i, 1, module)
+                n += 1
+    return n
 
 
 @_helper
@@ -508,64 +565,38 @@ def _span_mask(start: int, length: int) -> np.uint64:
 
 
 @_helper
-def _sort_keys(n: int, keys: Any, base: int, order: Any, tmp: Any) -> None:
-    """``order[:n]``: positions 0..n-1 stably sorted by ``keys[base + k]`` (insertion or merge sort)."""
-    if n <= 24:
-        for k in range(n):
-            key = keys[base + k]
+def _sort_paths(n: int, keys: Any, order: Any) -> None:
+    """Sort the distinct keys ``keys[:n]``; ``order[:n]``: their low 16 bits (path positions) in that order.
+
+    The keys are distinct (each ends in its path's position), so any sort is a stable sort of
+    the paths by the rest of the key.
+    """
+    if n <= 32:
+        for k in range(1, n):
+            key = keys[k]
             i = k
-            while i > 0 and keys[base + order[i - 1]] > key:
-                order[i] = order[i - 1]
+            while i > 0 and keys[i - 1] > key:
+                keys[i] = keys[i - 1]
                 i -= 1
-            order[i] = k
-        return
+            keys[i] = key
+    else:
+        keys[:n].sort()
     for k in range(n):
-        order[k] = k
-    width = 1
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            if mid >= hi or keys[base + order[mid - 1]] <= keys[base + order[mid]]:
-                for k in range(lo, hi):
-                    tmp[k] = order[k]
-                lo = hi
-                continue
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                if keys[base + order[j]] < keys[base + order[i]]:
-                    tmp[k] = order[j]
-                    j += 1
-                else:
-                    tmp[k] = order[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = order[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = order[j]
-                j += 1
-                k += 1
-            lo = hi
-        for k in range(n):
-            order[k] = tmp[k]
-        width *= 2
+        order[k] = keys[k] & 0xFFFF
 
 
-#: Rows of the small search's workspace: seven path fields, keys, free rows, two path lists, sort.
-_N_SMALL = 13
-#: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance.
-_SMALL_DIST = 1 << 48
+#: Rows of the small search's workspace: six path fields, keys, free rows, two path lists, order.
+_N_SMALL = 11
+#: Packed path key of the small search: (255 - matches) << 55 | chunks << 48 | distance << 16 | position.
+_SMALL_DIST_MASK = (1 << 32) - 1
+_SMALL_CHUNK = 1 << 48
+#: Most paths one step of the small search may hold (positions are 16 bits of the key).
+_SMALL_PATHS = 1 << 16
 
 
 @_helper
-def _small_key(m1: int, m2: int, chunks: int, dist: int) -> int:
-    return ((255 - (m1 + m2)) << 55) | (chunks << 48) | dist
+def _small_key(m1: int, m2: int, chunks: int, dist: int, k: int) -> int:
+    return ((255 - (m1 + m2)) << 55) | (chunks << 48) | (dist << 16) | k
 
 
 @_helper
@@ -598,6 +629,7 @@ def _search_small(
     ws_u: Any,
     ws_log: Any,
     ws_mask: Any,
+    ws_cand_key: Any,
     match: Any,
 ) -> int:
     """The beam search of :func:`_align` for segments of at most 64 words; ``match[:nr]`` is the result.
@@ -619,6 +651,8 @@ def _search_small(
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
         if work > MAX_SEARCH_WORK:
             return 0
+    if pool > _SMALL_PATHS:
+        return -1
     if pool > ws_f.shape[1]:
         ws_f = np.empty((_N_SMALL, pool), dtype=np.int64)
         ws_u = np.empty((2, pool), dtype=np.uint64)
@@ -627,19 +661,17 @@ def _search_small(
         ws_log = np.empty((3, n_log_max), dtype=np.int64)
     if n > ws_mask.shape[1]:
         ws_mask = np.empty((2, n), dtype=np.uint64)
-    f_m1 = ws_f[0]
-    f_m2 = ws_f[1]
-    f_ch = ws_f[2]
+    if n > ws_cand_key.shape[1]:
+        ws_cand_key = np.empty((2, n), dtype=np.int64)
+    f_key = ws_f[2]
     f_idx = ws_f[3]
     f_last = ws_f[4]
-    f_dist = ws_f[5]
-    f_node = ws_f[6]
-    keys = ws_f[7]
-    free = ws_f[8]
-    paths = ws_f[9]
-    nexts = ws_f[10]
-    order = ws_f[11]
-    tmp = ws_f[12]
+    f_node = ws_f[5]
+    keys = ws_f[6]
+    free = ws_f[7]
+    paths = ws_f[8]
+    nexts = ws_f[9]
+    order = ws_f[10]
     f_u1 = ws_u[0]
     f_u2 = ws_u[1]
     log_prev = ws_log[0]
@@ -647,9 +679,16 @@ def _search_small(
     log_c = ws_log[2]
     mk1 = ws_mask[0]
     mk2 = ws_mask[1]
+    # per candidate: what it takes from a path's packed key (its matches, weighted as Java's
+    # int += double truncates them: m + int(x) == int(m + x) for x >= 0), and its distance
+    c_dm = ws_cand_key[0]
+    c_dd = ws_cand_key[1]
     for c in range(n):
         mk1[c] = _span_mask(c_mstart[c], c_mlen[c])
         mk2[c] = _span_mask(c_start[c], c_len[c])
+        w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
+        c_dm[c] = (int(c_mlen[c] * w) + int(c_len[c] * w)) << 55
+        c_dd[c] = abs(c_start[c] - c_mstart[c])
     # definite matches (one candidate, covering words no other candidate covers)
     u1 = np.uint64(0)
     u2 = np.uint64(0)
@@ -669,17 +708,16 @@ def _search_small(
                 u1 |= mk1[c]
                 u2 |= mk2[c]
     # Paths live in rows; lists of row ids play the role of Java's ArrayLists, so a path that
-    # moves on (or only changes its own numbers) is never copied.
-    for k in range(pool):
-        free[k] = pool - 1 - k
-    n_free = pool - 1
-    row = free[n_free]
-    f_m1[row] = 0
-    f_m2[row] = 0
-    f_ch[row] = 0
+    # moves on (or only changes its own numbers) is never copied. Rows never used yet come after
+    # n_rows; freed rows are reused first. A path's matches, chunks and distance are kept packed
+    # as its sort key (see _small_key; the position is added when sorting); a key field that
+    # would overflow sends the segment to the general search.
+    n_free = 0
+    n_rows = 1
+    row = 0
+    f_key[row] = _small_key(0, 0, 0, 0, 0)
     f_idx[row] = 0
     f_last[row] = -1
-    f_dist[row] = 0
     f_node[row] = -1
     f_u1[row] = u1
     f_u2[row] = u2
@@ -690,11 +728,8 @@ def _search_small(
         paths, nexts = nexts, paths
         n_paths = n_next
         for k in range(n_paths):
-            p = paths[k]
-            if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
-                return -1
-            keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
-        _sort_keys(n_paths, keys, 0, order, tmp)
+            keys[k] = f_key[paths[k]] | k
+        _sort_paths(n_paths, keys, order)
         # rows beyond the beam are dropped
         for rank in range(BEAM_SIZE, n_paths):
             free[n_free] = paths[order[rank]]
@@ -704,7 +739,9 @@ def _search_small(
             p = paths[order[rank]]
             if cur == nr:
                 if f_last[p] != -1:
-                    f_ch[p] += 1
+                    if (f_key[p] >> 48) & 127 == 127:
+                        return -1
+                    f_key[p] += _SMALL_CHUNK
             elif (f_u2[p] >> np.uint64(cur)) & np.uint64(1) != 0:
                 if cur >= f_idx[p]:
                     c = match[f_idx[p]]
@@ -712,45 +749,61 @@ def _search_small(
                         free[n_free] = p
                         n_free += 1
                         continue
-                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
-                    f_m1[p] = int(f_m1[p] + c_mlen[c] * w)
-                    f_m2[p] = int(f_m2[p] + c_len[c] * w)
+                    key = f_key[p] - c_dm[c]
                     if f_last[p] != -1 and c_mstart[c] != f_last[p]:
-                        f_ch[p] += 1
+                        if (key >> 48) & 127 == 127:
+                            return -1
+                        key += _SMALL_CHUNK
+                    d = c_dd[c]
+                    if ((key >> 16) & _SMALL_DIST_MASK) + d > _SMALL_DIST_MASK:
+                        return -1
+                    f_key[p] = key + (d << 16)
                     f_idx[p] = c_start[c] + c_len[c]
                     f_last[p] = c_mstart[c] + c_mlen[c]
-                    f_dist[p] += abs(c_start[c] - c_mstart[c])
             else:
                 pu1 = f_u1[p]
                 pu2 = f_u2[p]
+                plast = f_last[p]
+                pkey = f_key[p]
+                pnode = f_node[p]
                 for c in range(pos_off[cur], pos_off[cur + 1]):
                     if (pu1 & mk1[c]) | (pu2 & mk2[c]) != np.uint64(0):
                         continue
-                    n_free -= 1
-                    q = free[n_free]
+                    if n_free > 0:
+                        n_free -= 1
+                        q = free[n_free]
+                    else:
+                        q = n_rows
+                        n_rows += 1
                     f_u1[q] = pu1 | mk1[c]
                     f_u2[q] = pu2 | mk2[c]
-                    w = SEARCH_W0 if c_mod[c] == 0 else SEARCH_WX
-                    f_m1[q] = int(f_m1[p] + c_mlen[c] * w)
-                    f_m2[q] = int(f_m2[p] + c_len[c] * w)
-                    f_ch[q] = f_ch[p]
-                    if f_last[p] != -1 and c_mstart[c] != f_last[p]:
-                        f_ch[q] += 1
+                    # the parent's chunks and distance (before this match's distance is added to it)
+                    key = pkey - c_dm[c]
+                    if plast != -1 and c_mstart[c] != plast:
+                        if (key >> 48) & 127 == 127:
+                            return -1
+                        key += _SMALL_CHUNK
+                    f_key[q] = key
                     f_idx[q] = c_start[c] + c_len[c]
                     f_last[q] = c_mstart[c] + c_mlen[c]
-                    f_dist[q] = f_dist[p]
                     f_node[q] = n_log
-                    log_prev[n_log] = f_node[p]
+                    log_prev[n_log] = pnode
                     log_pos[n_log] = cur
                     log_c[n_log] = c
                     n_log += 1
                     # METEOR 1.5 adds the distance to the parent path, not to the new one.
-                    f_dist[p] += abs(c_start[c] - c_mstart[c])
+                    d = c_dd[c]
+                    if ((pkey >> 16) & _SMALL_DIST_MASK) + d > _SMALL_DIST_MASK:
+                        return -1
+                    pkey += d << 16
                     nexts[n_next] = q
                     n_next += 1
-                if f_last[p] != -1:
-                    f_ch[p] += 1
+                if plast != -1:
+                    if (pkey >> 48) & 127 == 127:
+                        return -1
+                    pkey += _SMALL_CHUNK
                     f_last[p] = -1
+                f_key[p] = pkey
                 f_idx[p] += 1
             nexts[n_next] = p
             n_next += 1
@@ -760,11 +813,8 @@ def _search_small(
             n_free = _requeue_best(paths[order[0]], free, n_free, nexts)
             n_next = 1
     for k in range(n_next):
-        p = nexts[k]
-        if f_dist[p] >= _SMALL_DIST or f_ch[p] >= 128:
-            return -1
-        keys[k] = _small_key(f_m1[p], f_m2[p], f_ch[p], f_dist[p])
-    _sort_keys(n_next, keys, 0, order, tmp)
+        keys[k] = f_key[nexts[k]] | k
+    _sort_paths(n_next, keys, order)
     node = f_node[nexts[order[0]]]
     while node >= 0:
         match[log_pos[node]] = log_c[node]
@@ -805,6 +855,10 @@ def _align(
     ws_u: Any,
     ws_log: Any,
     ws_mask: Any,
+    ws_cand_key: Any,
+    memo_stamp: Any,
+    memo_masks: Any,
+    stamp: int,
     out: Any,
 ) -> bool:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
@@ -845,31 +899,47 @@ def _align(
         cand = _reserve(cand, n + (3 + n_groups) * nh + hyp_ent.shape[0])
         b = ref[j]
         hb = w_hash[b]
-        for i in range(nh):
-            if hh[i] == hb:
-                _put(cand, n, j, 1, i, 1, 0)
-                n += 1
-        if not identical:
-            sb = w_stem[b]
-            for i in range(nh):
-                if hh[i] != hb and hs[i] == sb:
-                    _put(cand, n, j, 1, i, 1, 1)
-                    n += 1
-            gb = w_sig[b]
-            if (gb & hyp_sig) != 0:
-                if nh <= 64:
+        if nh <= 64:
+            # exact, stem and synonym matches of word b as position masks, once per item and word
+            if memo_stamp[b] != stamp:
+                sb = w_stem[b]
+                exact = np.uint64(0)
+                stem = np.uint64(0)
+                for i in range(nh):
+                    if hh[i] == hb:
+                        exact |= np.uint64(1) << np.uint64(i)
+                    elif hs[i] == sb:
+                        stem |= np.uint64(1) << np.uint64(i)
+                syn = np.uint64(0)
+                if (w_sig[b] & hyp_sig) != 0:
                     # positions of the hypothesis sharing a synset with b, from its synset table
-                    mask = _synonym_mask(b, syn_off, syn_ids, hyp_syn_ids, hyp_syn_mask)
-                    if mask != 0:
-                        for i in range(nh):
-                            if (mask >> np.uint64(i)) & np.uint64(1) != 0 and hh[i] != hb:
-                                _put(cand, n, j, 1, i, 1, 2)
-                                n += 1
-                else:
+                    syn = _synonym_mask(b, syn_off, syn_ids, hyp_syn_ids, hyp_syn_mask) & ~exact
+                memo_stamp[b] = stamp
+                memo_masks[b, 0] = exact
+                memo_masks[b, 1] = stem
+                memo_masks[b, 2] = syn
+            n = _put_mask(cand, n, j, memo_masks[b, 0], 0, nh)
+            if not identical:
+                n = _put_mask(cand, n, j, memo_masks[b, 1], 1, nh)
+                n = _put_mask(cand, n, j, memo_masks[b, 2], 2, nh)
+        else:
+            for i in range(nh):
+                if hh[i] == hb:
+                    _put(cand, n, j, 1, i, 1, 0)
+                    n += 1
+            if not identical:
+                sb = w_stem[b]
+                for i in range(nh):
+                    if hh[i] != hb and hs[i] == sb:
+                        _put(cand, n, j, 1, i, 1, 1)
+                        n += 1
+                gb = w_sig[b]
+                if (gb & hyp_sig) != 0:
                     for i in range(nh):
                         if hh[i] != hb and (hg[i] & gb) != 0 and _synonym_overlap(hyp[i], b, syn_off, syn_ids):
                             _put(cand, n, j, 1, i, 1, 2)
                             n += 1
+        if not identical:
             # paraphrase, direction 1: phrases of the reference starting at j
             # (by phrase length, then in file order, read from the table: METEOR's trie order)
             for length in range(MAX_PHRASE):
@@ -920,7 +990,23 @@ def _align(
         match = np.empty(nr + 1, dtype=np.int64)
     if nh <= 64 and nr <= 64:
         status = _search_small(
-            nh, nr, n, pos_off, c_start, c_len, c_mstart, c_mlen, c_mod, cov1, cov2, ws_f, ws_u, ws_log, ws_mask, match
+            nh,
+            nr,
+            n,
+            pos_off,
+            c_start,
+            c_len,
+            c_mstart,
+            c_mlen,
+            c_mod,
+            cov1,
+            cov2,
+            ws_f,
+            ws_u,
+            ws_log,
+            ws_mask,
+            ws_cand_key,
+            match,
         )
         if status == 0:
             return False
@@ -1126,10 +1212,16 @@ def meteor_item_stats(
     ws_u = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
+    ws_cand_key = np.empty((2, _WS_POOL), dtype=np.int64)
+    memo_keys = np.zeros(_MEMO_SIZE, dtype=np.uint64)
+    memo_vals = np.zeros(_MEMO_SIZE + 1, dtype=np.int64)  # the last one counts the used slots
+    # per word: the item whose hypothesis memo_masks holds its exact, stem and synonym matches for
+    memo_stamp = np.full(w_hash.shape[0], -1, dtype=np.int64)
+    memo_masks = np.empty((w_hash.shape[0], 3), dtype=np.uint64)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
-        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off)
+        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
         hyp_ent = _para_entries(hyp_ng, group_off, group_dst, group_dlen)
         # bit filters of the hypothesis' phrases and of their paraphrases
         hyp_ng_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
@@ -1153,7 +1245,7 @@ def meteor_item_stats(
         for r_i in range(ref_off[it], ref_off[it + 1]):
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
-            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off)
+            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
             ok = _align(
                 hyp,
                 ref,
@@ -1186,6 +1278,10 @@ def meteor_item_stats(
                 ws_u,
                 ws_log,
                 ws_mask,
+                ws_cand_key,
+                memo_stamp,
+                memo_masks,
+                it,
                 row,
             )
             if not ok:
