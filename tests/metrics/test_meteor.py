@@ -145,6 +145,29 @@ def test_normalizer_examples(meteor: METEOR) -> None:
     assert normalize_tokens("1,000 , 2,x a,3", prefixes) == ["1,000", ",", "2", ",", "x", "a", ",", "3"]
 
 
+#: The text "DOTMULTI" (the jar's marker for runs of dots) becomes "." in the jar's tokenizer, also
+#: in otherwise plain segments. Golden values: pycocoevalcap 1.2 (METEOR 1.5 jar, ``-norm``) on
+#: these pairs, one reference each.
+DOTMULTI_CASES = [
+    ("a DOTMULTI b dog", "a . b dog", 1.0),
+    ("a DOTMULTI b dog", "a dotmulti b dog", 0.322386),
+    ("x DOTMULTI. y", "x . . y", 0.294479),
+    ("dogs DOTMULTI", "dogs .", 1.0),
+    ("aDOTMULTIb c", "a.b c", 1.0),
+    ("the DOTMULTIDOTMULTI end", "the . . end", 0.260163),
+    ("a dotmulti b", "a . b", 0.301887),
+    ("DOTMULTI", ".", 1.0),
+]
+
+
+def test_the_text_dotmulti_is_a_period_as_in_the_jar(meteor: METEOR) -> None:
+    cands = [c for c, _, _ in DOTMULTI_CASES]
+    refs = [[r] for _, r, _ in DOTMULTI_CASES]
+    got = meteor.score_tokenized(candidates=cands, references=refs).item_scores
+    np.testing.assert_allclose(got, [v for _, _, v in DOTMULTI_CASES], atol=5e-7)
+    assert normalize_tokens("a DOTMULTI b", load_meteor_data().prefixes) == ["a", ".", "b"]
+
+
 def test_meteor_segments_mirror_meteor_py() -> None:
     # '|||' is dropped from the candidate but splits a reference into two.
     hyp, refs = meteor_segments("a ||| dog", ["a cat ||| a dog", " x "])

@@ -323,6 +323,13 @@ def segment_tokens(
         raise ValueError("METEOR segments must not contain line breaks")
     buf = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
     counts, special, starts, ends = _line_words(buf, n, _PLAIN)
+    if "DOTMULTI" in joined:
+        # The jar's tokenizer turns the text "DOTMULTI" into "." (it marks runs of dots with it):
+        # segments holding it are normalized whole, like other special ones.
+        dotmulti = np.fromiter(("DOTMULTI" in text for text in texts), dtype=np.bool_, count=n) & ~special
+        if dotmulti.any():
+            keep = ~np.repeat(dotmulti, np.where(special, 0, counts))  # their words leave the plain spans
+            starts, ends, special = starts[keep], ends[keep], special | dotmulti
     plain_ids = index.spans_ids(buf, starts, ends)
     special_idx = np.flatnonzero(special).tolist()
     if not special_idx:

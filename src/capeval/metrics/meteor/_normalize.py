@@ -115,7 +115,8 @@ def normalize_tokens(text: str, prefixes: dict[str, bool]) -> list[str]:
     Returns:
         The words METEOR aligns (``java.util.StringTokenizer`` split of the normalized line).
     """
-    if text.isascii() and text.replace(" ", "").isalnum():
-        # plain ASCII letters, digits and spaces: no normalization rule applies
+    if text.isascii() and text.replace(" ", "").isalnum() and "DOTMULTI" not in text:
+        # plain ASCII letters, digits and spaces: no normalization rule applies (but the jar's
+        # tokenizer turns the text "DOTMULTI", its marker for runs of dots, into ".")
         return text.lower().split()
     return _java_tokens(_normalize_line(text, prefixes).lower())
