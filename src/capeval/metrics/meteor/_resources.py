@@ -43,6 +43,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+from capeval._cache import cache_root
 from capeval.metrics.meteor._words import WordFeatures, word_features
 
 __all__ = [
@@ -108,16 +109,6 @@ def locate_pycocoevalcap() -> Path:
         if (Path(loc) / "meteor" / "meteor-1.5.jar").is_file():
             return Path(loc)
     raise MeteorDataError(_INSTALL_HINT)
-
-
-def cache_root() -> Path:
-    """The capeval user cache directory (not created)."""
-    explicit = os.environ.get("CAPEVAL_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "capeval"
 
 
 def _stat_key(path: Path) -> list[int]:
