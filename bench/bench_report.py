@@ -6,7 +6,9 @@ scored against its next four), built from the captions file the official package
 Rows:
 
 * ``tokenize`` ... ``cider-d``: each stage inside the whole-corpus run below (the official
-  stage times are the official runner's own, capeval's are ``Evaluation.timings``);
+  stage times are the official runner's own, capeval's are ``Evaluation.timings``; with more
+  than one worker METEOR runs in a forked process alongside the other metrics, so capeval's
+  stages overlap: each is the wall time from the metric's start to its result);
 * ``whole process``: one fresh process each, end to end — interpreter start, imports, reading
   the input, PTB tokenization and BLEU + METEOR + ROUGE-L + CIDEr-D, and writing every score:
   the official code as ``COCOEvalCap`` runs it (starting its Java tokenizer and METEOR), capeval
