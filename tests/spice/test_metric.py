@@ -134,25 +134,41 @@ def test_unreadable_cache_file_is_replaced(tmp_path: Path) -> None:
     assert list(tmp_path.glob("spice.sqlite.corrupt-*"))
 
 
-def test_cache_is_shared_between_processes(tmp_path: Path) -> None:
-    import multiprocessing as mp
+#: Three writers forked from one process that opened the cache first (each must open its own
+#: connection). They are forked from a fresh interpreter: forking the test process itself could
+#: copy a lock that another of its threads held inside SQLite at that moment, and hang the child.
+_FORKED_WRITERS = r"""
+import multiprocessing as mp, sys
+from capeval.metrics.spice.cache import TupleCache
 
-    path = tmp_path / "spice.sqlite"
-    ctx = mp.get_context("fork")
-    procs = [ctx.Process(target=_writer, args=(str(path), k)) for k in range(3)]
+def writer(path, k):
+    cache = TupleCache(path, "fp")
+    for i in range(0, 200, 20):
+        cache.put({f"caption {k} {j}": [["w"], ["w", str(j)]] for j in range(i, i + 20)})
+
+if __name__ == "__main__":
+    path = sys.argv[1]
+    TupleCache(path, "fp").put({"opened by the parent": [["w"]]})
+    procs = [mp.get_context("fork").Process(target=writer, args=(path, k)) for k in range(3)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(60)
-        assert p.exitcode == 0
+    sys.exit(max(p.exitcode if p.exitcode is not None else 99 for p in procs))
+"""
+
+
+def test_cache_is_shared_between_processes(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "spice.sqlite"
+    script = tmp_path / "writers.py"
+    script.write_text(_FORKED_WRITERS, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
     found = TupleCache(path, "fp").get([f"caption {k} {i}" for k in range(3) for i in range(200)])
     assert len(found) == 600
-
-
-def _writer(path: str, k: int) -> None:
-    cache = TupleCache(path, "fp")
-    for i in range(0, 200, 20):
-        cache.put({f"caption {k} {j}": [["w"], ["w", str(j)]] for j in range(i, i + 20)})
 
 
 def test_spider_is_mean_of_cider_and_spice() -> None:
