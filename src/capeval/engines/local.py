@@ -65,14 +65,10 @@ class Evaluation:
 
     def per_image(self, *, official_names: bool = True) -> dict[Hashable, dict[str, float]]:
         """``{image_id: {metric: score}}``; official names where they exist, capeval's otherwise."""
-        names = self.official_names() if official_names else {}
         table: dict[Hashable, dict[str, float]] = {image_id: {} for image_id in self.ids}
-        for result in self.results.values():
-            for output in _ordered(result):
-                column = result.item_table[output]
-                label = names.get(output, output)
-                for image_id, value in zip(self.ids, column, strict=True):
-                    table[image_id][label] = float(value)
+        for label, column in self.per_image_columns(official_names=official_names).items():
+            for image_id, value in zip(self.ids, column.tolist(), strict=True):
+                table[image_id][label] = value
         return table
 
     def per_image_columns(self, *, official_names: bool = True) -> dict[str, FloatArray]:
