@@ -845,7 +845,7 @@ def align(
                 code="missing_images",
             )
         log.info("%d reference image(s) have no candidate and are not scored (e.g. %s)", len(unscored), shown)
-    scored = [key for key in ref_keys if key in cand_keys] if unscored else list(ref_keys)
+    scored = [key for key in ref_keys if key in cand_keys]
     ids = tuple([cand_keys[key] for key in scored])
     cands = tuple([candidates[cand_id] for cand_id in ids])
     refs = tuple([tuple(references[ref_keys[key]]) for key in scored])
