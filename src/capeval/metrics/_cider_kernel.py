@@ -147,7 +147,7 @@ def reference_index(
 
     A document is an item: an n-gram counts once per item whose references contain it.
     """
-    return _reference_counts(ids, starts, item_start, n, n_vocab)[0]
+    return _reference_counts(ids, starts, item_start, n, n_vocab, keep_occurrences=False)[0]
 
 
 def _occurrences(lengths: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:
@@ -157,10 +157,17 @@ def _occurrences(lengths: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64
 
 
 def _reference_counts(
-    ids: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], item_start: npt.NDArray[np.int64], n: int, n_vocab: int
+    ids: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    item_start: npt.NDArray[np.int64],
+    n: int,
+    n_vocab: int,
+    *,
+    keep_occurrences: bool = True,
 ) -> tuple[GramIndex, npt.NDArray[np.int32]]:
     """:func:`reference_index`, and the n-gram id of every occurrence in the references (sentence
-    by sentence, order by order, left to right), which spares the scorer looking them up again."""
+    by sentence, order by order, left to right), which spares the scorer looking them up again
+    (empty unless ``keep_occurrences``)."""
     lengths = np.diff(starts[item_start[0] : item_start[-1] + 1])
     capacity = int(_occurrences(lengths, n).sum()) + 1
     gram_key = np.empty(capacity, dtype=np.uint64)  # upper bounds: only the pages written are touched
@@ -168,7 +175,7 @@ def _reference_counts(
     gram_order = np.empty(capacity, dtype=np.int8)
     gram_df = np.empty(capacity, dtype=np.int32)
     last_item = np.empty(capacity, dtype=np.int32)
-    occurrence_gram = np.empty(capacity - 1, dtype=np.int32)
+    occurrence_gram = np.empty(capacity - 1 if keep_occurrences else 0, dtype=np.int32)
     state = np.zeros(3, dtype=np.int64)  # next item, n-grams so far, occurrences so far
     slot_gram = np.full(1024, -1, dtype=np.int32)
     while not _count_references(
@@ -241,9 +248,11 @@ def _count_references(
     occurrence_gram: Any,
     state: Any,
 ) -> bool:  # pragma: no cover - compiled
-    """Count document frequencies from item ``state[0]`` on; False when the table needs to grow first."""
+    """Count document frequencies from item ``state[0]`` on; False when the table needs to grow first.
+    Each occurrence's n-gram id goes to ``occurrence_gram`` unless that is empty."""
     n_grams = state[1]
     o = state[2]
+    keep = occurrence_gram.shape[0] > 0
     for item in range(state[0], item_start.shape[0] - 1):
         occurrences = 0
         for r in range(item_start[item], item_start[item + 1]):
@@ -268,8 +277,9 @@ def _count_references(
                     if last_item[gram] != item:
                         last_item[gram] = item
                         gram_df[gram] += 1
-                    occurrence_gram[o] = gram
-                    o += 1
+                    if keep:
+                        occurrence_gram[o] = gram
+                        o += 1
     state[0], state[1], state[2] = item_start.shape[0] - 1, n_grams, o
     return True
 
