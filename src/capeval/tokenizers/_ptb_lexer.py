@@ -336,8 +336,7 @@ class _Rule:
     __slots__ = ("_patterns", "action", "first_ends", "first_starts", "sources")
 
     def __init__(self, spec: str | list[str], action: Action) -> None:
-        sources = [spec] if isinstance(spec, str) else spec
-        self.sources = sources
+        self.sources = sources = _sources(spec)
         self._patterns: list[tuple[re.Pattern[str], bool]] | None = None
         self.action = action
         # Characters a match can start with, as merged code point ranges (None: unknown, try the
@@ -454,12 +453,16 @@ _RULES_BY_CHAR: dict[str, list[_Rule]] = {}
 _PATTERNS: PatternSet | None = None
 
 
+def _sources(spec: str | list[str]) -> list[str]:
+    """The patterns of a rule's spec (one or several)."""
+    return [spec] if isinstance(spec, str) else spec
+
+
 def _compiled() -> PatternSet:
     """The compiled patterns of every rule (loaded when a rule is first tried)."""
     global _PATTERNS
     if _PATTERNS is None:
-        sources = [s for spec, _ in _RULE_SPECS for s in ([spec] if isinstance(spec, str) else spec)]
-        _PATTERNS = PatternSet(sources, _first_chars)
+        _PATTERNS = PatternSet([s for spec, _ in _RULE_SPECS for s in _sources(spec)], _first_chars)
     return _PATTERNS
 
 
