@@ -105,6 +105,7 @@ class _WordTables:
         self.n_vocab = self.index.n_given
         self._extra_words: list[str] = []
         self._extra_parts: list[WordFeatures] = []
+        self._extra_function: list[np.ndarray] = []
         self._arrays: tuple[np.ndarray, ...] | None = None
 
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -122,6 +123,7 @@ class _WordTables:
                     new_words, d.synset_index, d.exceptions, np.asarray(d.synset_offsets), np.asarray(d.synset_ids)
                 )
             )
+            self._extra_function.append(np.array([w.lower() in d.function_words for w in new_words], dtype=np.bool_))
         parts = [d.vocab_features, *self._extra_parts]
         syn_offsets = [parts[0][3][:-1]]
         base = int(parts[0][3][-1])
@@ -130,12 +132,11 @@ class _WordTables:
             base += int(part[3][-1])
         syn_offsets.append(np.array([base], dtype=np.int64))
         n_extra = len(self._extra_words)
-        func = np.array([w.lower() in d.function_words for w in self._extra_words], dtype=np.bool_)
         self._arrays = (
             np.concatenate([p[0] for p in parts]),
             np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]),
-            np.concatenate([d.vocab_function, func]),
+            np.concatenate([d.vocab_function, *self._extra_function]),
             np.concatenate(syn_offsets),
             np.concatenate([p[4] for p in parts]),
             np.concatenate([np.arange(self.n_vocab, dtype=np.int64), np.zeros(n_extra, np.int64)]),
