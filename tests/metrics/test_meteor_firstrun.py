@@ -61,6 +61,22 @@ def test_no_background_conversion_without_the_official_package(tmp_path: Path, m
         _resources.locate_pycocoevalcap()
 
 
+def test_a_missing_official_package_fails_before_the_aligner_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # many items: the threaded path, where the aligner's code loads while the tables load
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CAPEVAL_PYCOCOEVALCAP_DIR", str(tmp_path))  # holds no meteor-1.5.jar
+    monkeypatch.setattr(_resources, "_LOADED", None)
+
+    loads: list[str] = []
+    monkeypatch.setattr(_firstrun, "compile_kernels", lambda: loads.append("aligner"))
+    meteor = METEOR(tokenizer="none", n_threads=2)
+    with pytest.raises(MeteorDataError, match="meteor-1.5.jar"):
+        meteor.score_tokenized(candidates=["a dog runs"] * 3000, references=[["a dog is running"]] * 3000)
+    assert loads == []
+
+
 def test_a_conversion_started_ahead_is_the_one_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     try:
         _resources.locate_pycocoevalcap()

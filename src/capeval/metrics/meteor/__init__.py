@@ -39,7 +39,7 @@ from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.meteor import _firstrun, _kernel
 from capeval.metrics.meteor._batch import WordIndex, segment_tokens
 from capeval.metrics.meteor._normalize import JAVA_TRIM_CHARS, java_trim
-from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data
+from capeval.metrics.meteor._resources import MeteorData, MeteorDataError, load_meteor_data, locate_pycocoevalcap
 from capeval.metrics.meteor._words import WordFeatures, java_string_hash, word_features
 from capeval.tokenizers.base import Tokenizer
 
@@ -231,10 +231,13 @@ class METEOR(Metric):
         # Pipeline: the main thread normalizes and encodes the next block while the compiled
         # aligner (which releases the GIL) works on earlier blocks in the pool's threads.
         block = max(_MIN_ITEMS_PER_THREAD, -(-n // (8 * self.n_threads)))
-        self._tables()
+        if self._words is None:
+            locate_pycocoevalcap()  # a missing official package is reported before anything compiles
         with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
-            # the aligner's compiled code loads in a pool thread while the first block is prepared
+            # the aligner's compiled code loads in a pool thread while the tables load and the
+            # first block is prepared
             pool.submit(_firstrun.compile_kernels)
+            self._tables()
             futures = [
                 pool.submit(self._run_job, self._prepare_job(candidates[lo : lo + block], references[lo : lo + block]))
                 for lo in range(0, n, block)
