@@ -103,6 +103,21 @@ def test_threads_do_not_change_results(meteor: METEOR) -> None:
     np.testing.assert_array_equal(one.stats, two.stats)
 
 
+@pytest.mark.parametrize(("n", "n_threads"), [(2000, 2), (2001, 2), (40504, 2), (40504, 4), (100_000, 3)])
+def test_aligner_blocks_cover_the_items_and_shrink_at_the_end(n: int, n_threads: int) -> None:
+    from capeval.metrics.meteor import _MIN_ITEMS_PER_THREAD, _MIN_TAIL_ITEMS, _blocks
+
+    ranges = _blocks(n, n_threads)
+    assert ranges[0][0] == 0 and ranges[-1][1] == n
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))  # contiguous, in order
+    sizes = [hi - lo for lo, hi in ranges]
+    assert max(sizes) <= max(_MIN_ITEMS_PER_THREAD, -(-n // (8 * n_threads)))
+    assert sizes == sorted(sizes, reverse=True)  # never larger than the block before
+    assert min(sizes[:-1], default=_MIN_TAIL_ITEMS) >= _MIN_TAIL_ITEMS
+    # the blocks that end a run hold about a 2 * n_threads-th of what remains
+    assert sizes[-2] <= max(_MIN_TAIL_ITEMS, -(-(sizes[-2] + sizes[-1]) // (2 * n_threads)))
+
+
 def test_registry_and_official_name() -> None:
     from capeval.registry import metric_class
 
