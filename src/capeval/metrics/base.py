@@ -170,7 +170,7 @@ def normalize_inputs(
 
 def nrefs_label(references: Sequence[Sequence[str]]) -> str:
     """The ``nrefs`` signature value: ``"5"`` or ``"5-7"`` when counts vary."""
-    counts = [len(r) for r in references]
+    counts = set(map(len, references))  # a few distinct counts: min and max of the set
     if not counts:
         return "0"
     lo, hi = min(counts), max(counts)
