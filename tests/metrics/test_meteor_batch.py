@@ -68,6 +68,18 @@ def test_word_index_ids() -> None:
         WordIndex(["x"], [0])
 
 
+@pytest.mark.parametrize(
+    "text", ["", "a", "a\nb\na", "dog\ncat\n\nbird", "caf\u00e9\nx\u00e9y\nz", "\n".join(map(str, range(3000)))]
+)
+def test_word_index_of_lines_is_the_index_of_the_split_text(text: str) -> None:
+    words = text.split("\n")
+    split, lines = WordIndex(words), WordIndex.of_lines(text)
+    assert (lines.n_given, len(lines)) == (split.n_given, len(split))
+    queries = [*words, "new", "caf\u00e9", "x", "new"]
+    assert lines.ids_of(queries).tolist() == split.ids_of(queries).tolist()
+    assert lines.words(1, len(lines)) == split.words(1, len(split))
+
+
 def test_clean_applies_to_segments_that_need_normalizing() -> None:
     index = WordIndex([])
     texts = ["a  b", "\tx,  y.", "c d"]

@@ -115,9 +115,8 @@ class _WordTables:
 
     def __init__(self, data: MeteorData) -> None:
         self.data = data
-        vocab = data.paraphrases.vocab
         #: Every known word -> id (the vocabulary, then extra words as they appear).
-        self.index = WordIndex(list(vocab), list(vocab.values()))
+        self.index = WordIndex.of_lines(data.paraphrases.vocab_text)
         self.n_vocab = self.index.n_given
         self._extra_words: list[str] = []
         self._extra_parts: list[WordFeatures] = []

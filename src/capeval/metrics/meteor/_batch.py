@@ -241,6 +241,19 @@ class WordIndex:
             buf, starts, ends = _spans_of(words)
             self._intern(buf, starts, ends, given, lower=False)
 
+    @classmethod
+    def of_lines(cls, text: str) -> WordIndex:
+        """The words of ``text``, one per line, with the ids ``1 ..`` in line order (as
+        ``WordIndex(text.split("\\n"))``, without a list of the words)."""
+        index = cls([])
+        encoded = text.encode("utf-8")
+        buf = np.frombuffer(encoded, dtype=np.uint8)
+        ends = np.append(np.flatnonzero(buf == _NEWLINE), len(encoded))
+        index.n_given = ends.shape[0] + 1
+        index._state[0] = index.n_given
+        index._intern(buf, np.append(0, ends[:-1] + 1), ends, np.arange(1, index.n_given, dtype=np.int64), lower=False)
+        return index
+
     def __len__(self) -> int:
         """One more than the largest id (ids start at 1)."""
         return int(self._state[0])

@@ -140,7 +140,8 @@ class ParaphraseTable:
     """The paraphrase table as flat arrays.
 
     Attributes:
-        vocab: Token string -> token id (ids start at 1; 0 means "no token").
+        vocab_text: The tokens, one per line: the token on line ``i`` (from 0) has the id
+            ``i + 1`` (ids start at 1; 0 means "no token"). ``vocab`` maps them as a dict.
         phrase_hi: Packed first four token ids of every distinct phrase, sorted with ``phrase_lo``.
         phrase_lo: Packed tokens five to seven.
         phrase_len: Tokens per phrase.
@@ -150,7 +151,7 @@ class ParaphraseTable:
         group_dlen: Token length of each ``group_dst`` phrase (stored alongside for locality).
     """
 
-    vocab: dict[str, int]
+    vocab_text: str
     phrase_hi: npt.NDArray[np.uint64]
     phrase_lo: npt.NDArray[np.uint64]
     phrase_len: npt.NDArray[np.int8]
@@ -159,6 +160,11 @@ class ParaphraseTable:
     group_dlen: npt.NDArray[np.int8]
     #: ``first_offsets[t]:first_offsets[t + 1]`` are the phrases whose first token is ``t``.
     first_offsets: npt.NDArray[np.int64]
+
+    @functools.cached_property
+    def vocab(self) -> dict[str, int]:
+        """Token string -> token id."""
+        return {word: i + 1 for i, word in enumerate(self.vocab_text.split("\n"))}
 
 
 @dataclass(frozen=True)
@@ -470,9 +476,10 @@ def load_meteor_data() -> MeteorData:
         shutil.rmtree(target, ignore_errors=True)
         _build_cache(target, pkg_dir)
         raw = _read_cache(target)
-    vocab_words = str(raw["vocab"]).split("\n")
+    vocab_text = str(raw["vocab"])
+    vocab_words = vocab_text.split("\n")
     table = ParaphraseTable(
-        vocab={word: i + 1 for i, word in enumerate(vocab_words)},
+        vocab_text=vocab_text,
         phrase_hi=raw["phrase_hi"],  # type: ignore[arg-type]
         phrase_lo=raw["phrase_lo"],  # type: ignore[arg-type]
         phrase_len=raw["phrase_len"],  # type: ignore[arg-type]
@@ -493,7 +500,15 @@ def load_meteor_data() -> MeteorData:
         vocab_features=cast(
             WordFeatures, tuple(raw[k] for k in ("vocab_hash", "vocab_stem", "vocab_sig", "vocab_syn_off", "vocab_syn"))
         ),
-        vocab_function=np.array([False] + [w.lower() in function_words for w in vocab_words], dtype=np.bool_),
+        vocab_function=np.array(
+            # (the converted vocabulary is lower-case already: then no word needs lower-casing)
+            [False]
+            + [
+                w in function_words
+                for w in (vocab_words if vocab_text == vocab_text.lower() else map(str.lower, vocab_words))
+            ],
+            dtype=np.bool_,
+        ),
         source=str(pkg_dir),
     )
     return _LOADED
