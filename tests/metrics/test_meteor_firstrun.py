@@ -31,6 +31,17 @@ def test_compiling_on_the_warm_job_covers_scoring(meteor: METEOR) -> None:
     assert after == before  # nothing new was compiled
 
 
+def test_loading_the_kernels_covers_the_word_index_and_the_segmenting(meteor: METEOR) -> None:
+    from capeval.metrics.meteor import _batch
+
+    _firstrun.load_kernels()
+    kernels = (_batch._intern, _batch._line_words, _kernel.meteor_item_stats, _kernel.segment_scores)
+    before = {f: len(f.signatures) for f in kernels}
+    result = meteor.score_tokenized(candidates=["a dog runs ."], references=[["a dog is running", "the cat , sleeps"]])
+    assert 0.0 < result.score < 1.0
+    assert {f: len(f.signatures) for f in kernels} == before  # nothing new was compiled
+
+
 @pytest.mark.slow
 def test_first_use_converts_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     try:
@@ -70,7 +81,7 @@ def test_a_missing_official_package_fails_before_the_aligner_loads(
     monkeypatch.setattr(_resources, "_LOADED", None)
 
     loads: list[str] = []
-    monkeypatch.setattr(_firstrun, "compile_kernels", lambda: loads.append("aligner"))
+    monkeypatch.setattr(_firstrun, "load_kernels", lambda: loads.append("kernels"))
     meteor = METEOR(tokenizer="none", n_threads=2)
     with pytest.raises(MeteorDataError, match="meteor-1.5.jar"):
         meteor.score_tokenized(candidates=["a dog runs"] * 3000, references=[["a dog is running"]] * 3000)

@@ -248,9 +248,9 @@ class METEOR(Metric):
         if self._words is None:
             locate_pycocoevalcap()  # a missing official package is reported before anything compiles
         with ThreadPoolExecutor(max_workers=self.n_threads) as pool:
-            # the aligner's compiled code loads in a pool thread while the tables load and the
-            # first block is prepared
-            pool.submit(_firstrun.compile_kernels)
+            # the compiled code loads in a pool thread while the tables load and the first block
+            # is prepared (the word index's first, which they wait for; then the aligner's)
+            pool.submit(_firstrun.load_kernels)
             self._tables()
             futures = [
                 pool.submit(self._run_job, self._prepare_job(candidates[lo:hi], references[lo:hi]))

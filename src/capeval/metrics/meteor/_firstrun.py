@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from capeval.metrics.meteor import _kernel, _resources
+from capeval.metrics.meteor import _batch, _kernel, _resources
 
-__all__ = ["compile_kernels", "prepare_first_use", "start_first_use", "warm_job"]
+__all__ = ["compile_kernels", "load_kernels", "prepare_first_use", "start_first_use", "warm_job"]
 
 logger = logging.getLogger("capeval")
 
@@ -74,6 +74,16 @@ def compile_kernels() -> None:
     _kernel.meteor_item_stats(*warm_job())
     _kernel.segment_scores(np.zeros((0, _kernel.N_STATS), dtype=np.float64))
     _kernel.segment_score(np.zeros(_kernel.N_STATS, dtype=np.float64))
+
+
+def load_kernels() -> None:
+    """Load (or compile) the kernels of a scoring run in the order it first needs them: the word
+    index and the input segmenting (which the tables and the first block's preparation wait
+    for), then the aligner and the score functions (see :func:`compile_kernels`)."""
+    if not _kernel.HAVE_NUMBA:
+        return
+    _batch.segment_tokens(["a b"], {}, _batch.WordIndex.of_lines("a"))
+    compile_kernels()
 
 
 def _start_conversion() -> subprocess.Popen[bytes] | None:
