@@ -823,6 +823,85 @@ def _search_small(
 
 
 @_helper
+def _score_bound(
+    hyp: Any,
+    ref: Any,
+    n: int,
+    c_start: Any,
+    c_len: Any,
+    c_mstart: Any,
+    c_mlen: Any,
+    c_mod: Any,
+    w_func: Any,
+    cov1: Any,
+    cov2: Any,
+) -> float:
+    """An upper bound of the score of any alignment made of the candidate matches ``[0, n)``.
+
+    ``cov1``/``cov2``: how many candidates cover each hypothesis/reference word. An alignment
+    matches every word at most once, with at most the best weight among the candidates covering
+    it, which bounds both weighted match totals (precision and recall, hence the F-mean, which
+    grows with both); unless every word of both segments is covered, the alignment is not
+    perfect and has at least one chunk over at most the covered words, which bounds the
+    fragmentation penalty from below. Segments of at most 64 words, both non-empty.
+    """
+    nh = hyp.shape[0]
+    nr = ref.shape[0]
+    # best weight of a candidate covering each word (bit masks per module, best module first)
+    cov_h = np.uint64(0)
+    cov_r = np.uint64(0)
+    exact_h = np.uint64(0)
+    exact_r = np.uint64(0)
+    syn_h = np.uint64(0)
+    syn_r = np.uint64(0)
+    for c in range(n):
+        mh = _span_mask(c_mstart[c], c_mlen[c])
+        mr = _span_mask(c_start[c], c_len[c])
+        cov_h |= mh
+        cov_r |= mr
+        if c_mod[c] == 0:
+            exact_h |= mh
+            exact_r |= mr
+        elif c_mod[c] == 2:
+            syn_h |= mh
+            syn_r |= mr
+    t_func = 0.0
+    t_wm = 0.0
+    n_h = 0
+    for i in range(nh):
+        f = w_func[hyp[i]]
+        if f:
+            t_func += 1.0
+        bit = np.uint64(1) << np.uint64(i)
+        if cov_h & bit:
+            n_h += 1
+            w = W_EXACT if exact_h & bit else (W_SYN if syn_h & bit else max(W_STEM, W_PARA))
+            t_wm += w * ((1.0 - DELTA) if f else DELTA)
+    r_func = 0.0
+    r_wm = 0.0
+    n_r = 0
+    for j in range(nr):
+        f = w_func[ref[j]]
+        if f:
+            r_func += 1.0
+        bit = np.uint64(1) << np.uint64(j)
+        if cov_r & bit:
+            n_r += 1
+            w = W_EXACT if exact_r & bit else (W_SYN if syn_r & bit else max(W_STEM, W_PARA))
+            r_wm += w * ((1.0 - DELTA) if f else DELTA)
+    if n_h == 0 or n_r == 0:
+        return 0.0
+    t_wl = (DELTA * (nh - t_func)) + ((1.0 - DELTA) * t_func)
+    r_wl = (DELTA * (nr - r_func)) + ((1.0 - DELTA) * r_func)
+    precision = t_wm / t_wl
+    recall = r_wm / r_wl
+    fmean = 1.0 / ((1.0 - ALPHA) / precision + ALPHA / recall)
+    if n_h == nh and n_r == nr:
+        return fmean
+    return fmean * (1.0 - GAMMA * math.pow(2.0 / (n_h + n_r), BETA))
+
+
+@_helper
 def _align(
     hyp: Any,
     ref: Any,
@@ -859,12 +938,17 @@ def _align(
     memo_stamp: Any,
     memo_masks: Any,
     stamp: int,
+    best: float,
     out: Any,
-) -> bool:
+) -> int:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
 
+    ``best`` is the highest score of the item's earlier references (-1 for the first one).
+
     Returns:
-        False (and leaves ``out`` undefined) when the segment pair is beyond the work limits.
+        1 when ``out`` holds the statistics; 2 (``out`` untouched) when the reference's score
+        provably cannot exceed ``best`` (see :func:`_score_bound`); 0 (``out`` undefined) when
+        the segment pair is beyond the work limits.
     """
     nh = hyp.shape[0]
     nr = ref.shape[0]
@@ -970,7 +1054,7 @@ def _align(
                         n += 1
         pos_off[j + 1] = n
         if n > MAX_CANDIDATES:
-            return False
+            return 0
     c_start = cand[:, 0]
     c_len = cand[:, 1]
     c_mstart = cand[:, 2]
@@ -988,6 +1072,15 @@ def _align(
         match = ws_pos[3]
     else:
         match = np.empty(nr + 1, dtype=np.int64)
+    if best > 0.0 and nh <= 64 and nr <= 64 and nh > 0 and nr > 0:
+        # Skipped only where the search below could not stop at its work limits either (the
+        # item's result would then be NaN): a small pool never reaches them.
+        max_cands = 0
+        for j in range(nr):
+            max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
+        if BEAM_SIZE * (max_cands + 1) + 1 <= _WS_POOL:
+            if _score_bound(hyp, ref, n, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, cov1, cov2) < best - 1e-9:
+                return 2
     if nh <= 64 and nr <= 64:
         status = _search_small(
             nh,
@@ -1009,10 +1102,10 @@ def _align(
             match,
         )
         if status == 0:
-            return False
+            return 0
         if status == 1:
             _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
-            return True
+            return 1
     max_cands = 0
     for j in range(nr):
         max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
@@ -1031,7 +1124,7 @@ def _align(
         # Java copies these arrays for every new path too; refuse what would run for hours.
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
         if work > MAX_SEARCH_WORK:
-            return False
+            return 0
         p_match = np.empty((pool, max(nr, 1)), dtype=np.int32)
         p_u1 = np.empty((pool, bw1), dtype=np.uint64)
         p_u2 = np.empty((pool, bw2), dtype=np.uint64)
@@ -1168,7 +1261,7 @@ def _align(
     for j in range(nr):
         match[j] = p_match[best, j]
     _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
-    return True
+    return 1
 
 
 @_jit
@@ -1282,11 +1375,14 @@ def meteor_item_stats(
                 memo_stamp,
                 memo_masks,
                 it,
+                best,
                 row,
             )
-            if not ok:
+            if ok == 0:
                 best = math.nan
                 break
+            if ok == 2:  # this reference cannot beat the best one so far
+                continue
             score = segment_score(row)
             if score > best:
                 best = score
