@@ -1264,6 +1264,38 @@ def _align(
     return 1
 
 
+@_helper
+def _likely_best(lo: int, hi: int, hh: Any, ref_sent: Any, sent_off: Any, sent_words: Any, w_hash: Any) -> int:
+    """The reference in ``[lo, hi)`` with the highest F-mean of exact word matches (the first on ties)."""
+    nh = hh.shape[0]
+    lead = lo
+    lead_f = -1.0
+    if hi - lo < 2 or nh == 0:
+        return lead
+    for r_i in range(lo, hi):
+        r = ref_sent[r_i]
+        nr = sent_off[r + 1] - sent_off[r]
+        if nr == 0:
+            continue
+        m_r = 0
+        for j in range(sent_off[r], sent_off[r + 1]):
+            hb = w_hash[sent_words[j]]
+            for i in range(nh):
+                if hh[i] == hb:
+                    m_r += 1
+                    break
+        if m_r == 0:
+            continue
+        # hypothesis words found in the reference: bounded by both counts, estimated by m_r
+        p = min(m_r, nh) / nh
+        rec = m_r / nr
+        f = p * rec / ((1.0 - ALPHA) * rec + ALPHA * p)
+        if f > lead_f:
+            lead_f = f
+            lead = r_i
+    return lead
+
+
 @_jit
 def meteor_item_stats(
     item_hyp: Any,
@@ -1335,7 +1367,17 @@ def meteor_item_stats(
             hg[i] = w_sig[hyp[i]]
         hyp_syn_ids, hyp_syn_mask = _synonym_table(hyp, syn_off, syn_ids)
         best = -1.0
-        for r_i in range(ref_off[it], ref_off[it + 1]):
+        best_r = -1
+        # the likeliest best reference first (more of the items' other references are then
+        # skipped by _align), the others in their order; ties still go to the earliest one
+        lead = _likely_best(ref_off[it], ref_off[it + 1], hh, ref_sent, sent_off, sent_words, w_hash)
+        for step in range(ref_off[it] - 1, ref_off[it + 1]):
+            if step < ref_off[it]:
+                r_i = lead
+            elif step == lead:
+                continue
+            else:
+                r_i = step
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
             ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
@@ -1384,8 +1426,9 @@ def meteor_item_stats(
             if ok == 2:  # this reference cannot beat the best one so far
                 continue
             score = segment_score(row)
-            if score > best:
+            if score > best or (score == best and r_i < best_r):
                 best = score
+                best_r = r_i
                 for j in range(N_STATS):  # not result[it, :] = row (see _reserve)
                     result[it, j] = row[j]
         st = result[it]
