@@ -66,7 +66,7 @@ _KEY_MATCHES = 1 << 20
 _KEY_CHUNKS = 1 << 21
 _KEY_DIST = 1 << 22
 #: Slots of the n-gram walk memo (:func:`sentence_ngrams`) and its hash multiplier.
-_MEMO_BITS = 16
+_MEMO_BITS = 18
 _MEMO_SIZE = 1 << _MEMO_BITS
 _MEMO_MULT = 0x9E3779B97F4A7C15
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
@@ -92,21 +92,32 @@ def _memo_slot(key: np.uint64) -> int:
 
 
 @_helper
-def sentence_ngrams(
-    words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo_keys: Any, memo_vals: Any
-) -> Any:
+def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo: Any) -> Any:
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
     ``first_off[t]:first_off[t + 1]`` is the range of phrases whose first token is ``t``.
-    ``memo_keys``/``memo_vals`` (``2 ** _MEMO_BITS`` slots, key 0 = empty) remember the trie
-    walk's step for prefixes of 2 to 4 tokens (the same prefix always gives the same step), so
-    that a prefix seen before costs one table probe instead of a binary search.
+    ``memo`` (``2 ** _MEMO_BITS`` slots of a key and a value side by side, key 0 = empty, then
+    the number of used slots) remembers the trie walk's step for prefixes of 2 to 4 tokens (the
+    same prefix always gives the same step), so that a prefix seen before costs one table probe
+    instead of a binary search.
 
     Returns:
         int32 array of shape ``(len(words), MAX_PHRASE)``.
     """
+    out = np.empty((words.shape[0], MAX_PHRASE), dtype=np.int32)
+    _sentence_ngrams_into(words, word_para, phrase_hi, phrase_lo, first_off, memo, out)
+    return out
+
+
+@_helper
+def _sentence_ngrams_into(
+    words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo: Any, out: Any
+) -> None:
+    """:func:`sentence_ngrams` written into the first ``len(words)`` rows of ``out``."""
     n = words.shape[0]
-    out = np.full((n, MAX_PHRASE), -1, dtype=np.int32)
+    for k in range(n):
+        for length in range(MAX_PHRASE):
+            out[k, length] = -1
     for k in range(n):
         hi = np.uint64(0)
         lo = np.uint64(0)
@@ -134,10 +145,10 @@ def sentence_ngrams(
                 # hi (nonzero tokens, zero padded) identifies the prefix: its step is remembered as
                 # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase
                 slot = _memo_slot(hi)
-                while memo_keys[slot] != 0 and memo_keys[slot] != hi:
+                while memo[2 * slot] != 0 and memo[2 * slot] != hi:
                     slot = (slot + 1) & (_MEMO_SIZE - 1)
-                if memo_keys[slot] == hi:
-                    v = memo_vals[slot]
+                if memo[2 * slot] == hi:
+                    v = np.int64(memo[2 * slot + 1])
                     first = v >> 2
                     if v & 1:
                         out[k, length - 1] = first
@@ -155,10 +166,10 @@ def sentence_ngrams(
                         v |= 1
                     elif (f_hi >> shift) != (hi >> shift):
                         v |= 2
-                if memo_vals[_MEMO_SIZE] < _MEMO_SIZE // 2:  # at most half full
-                    memo_keys[slot] = hi
-                    memo_vals[slot] = v
-                    memo_vals[_MEMO_SIZE] += 1
+                if memo[2 * _MEMO_SIZE] < _MEMO_SIZE // 2:  # at most half full
+                    memo[2 * slot] = hi
+                    memo[2 * slot + 1] = np.uint64(v)
+                    memo[2 * _MEMO_SIZE] += np.uint64(1)
                 if v & 1:
                     out[k, length - 1] = first
                 if v & 2:
@@ -298,14 +309,22 @@ def _synonym_mask(b: int, syn_off: Any, syn_ids: Any, table_ids: Any, table_mask
     return mask
 
 
+#: Bit position of a power of two ``x``: ``_DEBRUIJN[(x * _DEBRUIJN_MULT) >> 58]`` (64-bit product).
+_DEBRUIJN_MULT = 0x03F79D71B4CB0A89
+_DEBRUIJN = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN[((_DEBRUIJN_MULT << _i) & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+del _i
+
+
 @_helper
 def _put_mask(cand: Any, n: int, j: int, mask: np.uint64, module: int, nh: int) -> int:
     """Candidates (j, 1, i, 1, module) for the hypothesis positions i in ``mask``, by position; the new count."""
-    if mask != 0:
-        for i in range(nh):
-            if (mask >> np.uint64(i)) & np.uint64(1) != 0:
-                _put(cand, n, j, 1, i, 1, module)
-                n += 1
+    while mask != 0:
+        low = mask & (~mask + np.uint64(1))
+        _put(cand, n, j, 1, _DEBRUIJN[np.int64((low * np.uint64(_DEBRUIJN_MULT)) >> np.uint64(58))], 1, module)
+        n += 1
+        mask ^= low
     return n
 
 
@@ -566,21 +585,29 @@ def _span_mask(start: int, length: int) -> np.uint64:
 
 @_helper
 def _sort_paths(n: int, keys: Any, order: Any) -> None:
-    """Sort the distinct keys ``keys[:n]``; ``order[:n]``: their low 16 bits (path positions) in that order.
+    """The beam of the distinct keys ``keys[:n]``: ``order[:n]`` holds their low 16 bits (path
+    positions), the ``BEAM_SIZE`` smallest keys first in order, then the others in any order.
 
     The keys are distinct (each ends in its path's position), so any sort is a stable sort of
-    the paths by the rest of the key.
+    the paths by the rest of the key; the paths beyond the beam are only dropped.
     """
-    if n <= 32:
-        for k in range(1, n):
-            key = keys[k]
-            i = k
+    m = min(n, BEAM_SIZE)
+    for k in range(1, m):  # insertion sort of the first BEAM_SIZE keys
+        key = keys[k]
+        i = k
+        while i > 0 and keys[i - 1] > key:
+            keys[i] = keys[i - 1]
+            i -= 1
+        keys[i] = key
+    for k in range(m, n):  # each later key enters the beam (and pushes out its last) or stays out
+        key = keys[k]
+        if key < keys[m - 1]:
+            keys[k] = keys[m - 1]
+            i = m - 1
             while i > 0 and keys[i - 1] > key:
                 keys[i] = keys[i - 1]
                 i -= 1
             keys[i] = key
-    else:
-        keys[:n].sort()
     for k in range(n):
         order[k] = keys[k] & 0xFFFF
 
@@ -935,7 +962,6 @@ def _align(
     ws_log: Any,
     ws_mask: Any,
     ws_cand_key: Any,
-    memo_stamp: Any,
     memo_masks: Any,
     stamp: int,
     best: float,
@@ -985,7 +1011,7 @@ def _align(
         hb = w_hash[b]
         if nh <= 64:
             # exact, stem and synonym matches of word b as position masks, once per item and word
-            if memo_stamp[b] != stamp:
+            if memo_masks[b, 3] != np.uint64(stamp + 1):
                 sb = w_stem[b]
                 exact = np.uint64(0)
                 stem = np.uint64(0)
@@ -998,7 +1024,7 @@ def _align(
                 if (w_sig[b] & hyp_sig) != 0:
                     # positions of the hypothesis sharing a synset with b, from its synset table
                     syn = _synonym_mask(b, syn_off, syn_ids, hyp_syn_ids, hyp_syn_mask) & ~exact
-                memo_stamp[b] = stamp
+                memo_masks[b, 3] = np.uint64(stamp + 1)
                 memo_masks[b, 0] = exact
                 memo_masks[b, 1] = stem
                 memo_masks[b, 2] = syn
@@ -1338,15 +1364,15 @@ def meteor_item_stats(
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_cand_key = np.empty((2, _WS_POOL), dtype=np.int64)
-    memo_keys = np.zeros(_MEMO_SIZE, dtype=np.uint64)
-    memo_vals = np.zeros(_MEMO_SIZE + 1, dtype=np.int64)  # the last one counts the used slots
-    # per word: the item whose hypothesis memo_masks holds its exact, stem and synonym matches for
-    memo_stamp = np.full(w_hash.shape[0], -1, dtype=np.int64)
-    memo_masks = np.empty((w_hash.shape[0], 3), dtype=np.uint64)
+    memo = np.zeros(2 * _MEMO_SIZE + 1, dtype=np.uint64)
+    # per word: its exact, stem and synonym matches in a hypothesis, and 1 + the item of that
+    # hypothesis (0: none yet), side by side
+    memo_masks = np.zeros((w_hash.shape[0], 4), dtype=np.uint64)
+    ws_ng = np.empty((_WS_WIDTH, MAX_PHRASE), dtype=np.int32)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
-        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
+        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off, memo)
         hyp_ent = _para_entries(hyp_ng, group_off, group_dst, group_dlen)
         # bit filters of the hypothesis' phrases and of their paraphrases
         hyp_ng_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
@@ -1380,7 +1406,11 @@ def meteor_item_stats(
                 r_i = step
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
-            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
+            if ref.shape[0] <= ws_ng.shape[0]:
+                ref_ng = ws_ng[: ref.shape[0]]
+                _sentence_ngrams_into(ref, word_para, phrase_hi, phrase_lo, first_off, memo, ref_ng)
+            else:
+                ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo)
             ok = _align(
                 hyp,
                 ref,
@@ -1414,7 +1444,6 @@ def meteor_item_stats(
                 ws_log,
                 ws_mask,
                 ws_cand_key,
-                memo_stamp,
                 memo_masks,
                 it,
                 best,
