@@ -356,3 +356,38 @@ def test_best_reference_skips_are_exact(meteor: METEOR) -> None:
     refs = [refs[i] for i in keep]
     result = meteor.score_tokenized(candidates=cands, references=refs)
     np.testing.assert_array_equal(result.stats, _best_one_by_one(meteor, cands, refs))
+
+
+def test_phrase_prefix_memo_gives_the_walks_steps(meteor: METEOR) -> None:
+    """The n-gram table of a sentence is the same from a fresh memo, a warm one and a full one
+    (which stores nothing more), for prefixes of 2 to 7 words."""
+    from capeval.metrics.meteor import _kernel
+
+    texts = [
+        "a man riding a horse on the beach next to the ocean",
+        "a man riding a horse on the beach",
+        "there is a cat sitting on top of the table in the kitchen",
+        "in the middle of the street at night",
+        "a man riding a horse",
+    ]
+    job = meteor._prepare_job(texts, [["a dog"]] * len(texts))
+    s_off, s_words, w_para, phrase_hi, phrase_lo, first_off = job[3], job[4], job[5], job[6], job[7], job[8]
+    size = _kernel._MEMO_LONG + 3 * _kernel._MEMO_SIZE + 1
+
+    def table(i: int, memo: np.ndarray) -> np.ndarray:
+        words = s_words[s_off[i] : s_off[i + 1]]
+        return np.asarray(_kernel.sentence_ngrams(words, w_para, phrase_hi, phrase_lo, first_off, memo))
+
+    warm = np.zeros(size, dtype=np.uint64)
+    full = np.zeros(size, dtype=np.uint64)
+    full[2 * _kernel._MEMO_SIZE] = full[-1] = _kernel._MEMO_SIZE // 2
+    found_long = False
+    for _ in range(2):
+        for i in range(len(texts)):
+            fresh = table(i, np.zeros(size, dtype=np.uint64))
+            np.testing.assert_array_equal(table(i, warm), fresh)
+            np.testing.assert_array_equal(table(i, full), fresh)
+            found_long |= bool((fresh[:, 4:] >= 0).any())
+    assert found_long  # some phrase of 5 or more words was looked up and found
+    assert warm[-1] > 0 and warm[2 * _kernel._MEMO_SIZE] > 0
+    assert not full[: 2 * _kernel._MEMO_SIZE].any()

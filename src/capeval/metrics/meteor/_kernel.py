@@ -69,6 +69,8 @@ _KEY_DIST = 1 << 22
 _MEMO_BITS = 18
 _MEMO_SIZE = 1 << _MEMO_BITS
 _MEMO_MULT = 0x9E3779B97F4A7C15
+#: Where the memo's slots for prefixes of 5 to 7 tokens start (after the 2-4 slots and their count).
+_MEMO_LONG = 2 * _MEMO_SIZE + 1
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
@@ -96,10 +98,11 @@ def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, 
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
     ``first_off[t]:first_off[t + 1]`` is the range of phrases whose first token is ``t``.
-    ``memo`` (``2 ** _MEMO_BITS`` slots of a key and a value side by side, key 0 = empty, then
-    the number of used slots) remembers the trie walk's step for prefixes of 2 to 4 tokens (the
-    same prefix always gives the same step), so that a prefix seen before costs one table probe
-    instead of a binary search.
+    ``memo`` remembers the trie walk's step for prefixes of 2 to 7 tokens (the same prefix always
+    gives the same step), so that a prefix seen before costs one table probe instead of a binary
+    search: ``2 ** _MEMO_BITS`` slots of a key and a value side by side for 2 to 4 tokens (key 0 =
+    empty), the number of those used, then from ``_MEMO_LONG`` as many slots of two key words and
+    a value for 5 to 7 tokens (second key word 0 = empty), and the number of those used.
 
     Returns:
         int32 array of shape ``(len(words), MAX_PHRASE)``.
@@ -141,57 +144,66 @@ def _sentence_ngrams_into(
                 # one-token key (zero padded) is the smallest key of that range
                 first = first_off[tok]
                 stop = first_off[tok + 1]
-            elif length <= 4:
-                # hi (nonzero tokens, zero padded) identifies the prefix: its step is remembered as
-                # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase
-                slot = _memo_slot(hi)
-                while memo[2 * slot] != 0 and memo[2 * slot] != hi:
-                    slot = (slot + 1) & (_MEMO_SIZE - 1)
-                if memo[2 * slot] == hi:
-                    v = np.int64(memo[2 * slot + 1])
-                    first = v >> 2
-                    if v & 1:
-                        out[k, length - 1] = first
-                    if v & 2:
-                        break
-                    continue
-                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
-                v = first << 2
-                if first == stop:
-                    v |= 2
+            else:
+                # the prefix (nonzero tokens, zero padded) identifies its step, remembered as
+                # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase;
+                # 2 to 4 tokens are keyed by hi (two words a slot), 5 to 7 by hi and lo (three)
+                if length <= 4:
+                    slot = _memo_slot(hi)
+                    while memo[2 * slot] != 0 and memo[2 * slot] != hi:
+                        slot = (slot + 1) & (_MEMO_SIZE - 1)
+                    at = 2 * slot
+                    found = memo[at] == hi
+                    count_at = 2 * _MEMO_SIZE
                 else:
-                    f_hi = phrase_hi[first]
-                    shift = np.uint64(16 * (4 - length))
-                    if f_hi == hi and phrase_lo[first] == lo:
-                        v |= 1
-                    elif (f_hi >> shift) != (hi >> shift):
+                    slot = _memo_slot(lo ^ (hi * np.uint64(_MEMO_MULT)))
+                    at = _MEMO_LONG + 3 * slot
+                    while memo[at + 1] != 0 and (memo[at] != hi or memo[at + 1] != lo):
+                        slot = (slot + 1) & (_MEMO_SIZE - 1)
+                        at = _MEMO_LONG + 3 * slot
+                    found = memo[at + 1] != 0
+                    count_at = _MEMO_LONG + 3 * _MEMO_SIZE
+                if found:
+                    v = np.int64(memo[at + (1 if length <= 4 else 2)])
+                else:
+                    first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+                    v = first << 2
+                    if first == stop:
                         v |= 2
-                if memo[2 * _MEMO_SIZE] < _MEMO_SIZE // 2:  # at most half full
-                    memo[2 * slot] = hi
-                    memo[2 * slot + 1] = np.uint64(v)
-                    memo[2 * _MEMO_SIZE] += np.uint64(1)
+                    else:
+                        f_hi = phrase_hi[first]
+                        f_lo = phrase_lo[first]
+                        if f_hi == hi and f_lo == lo:
+                            v |= 1
+                        elif length <= 4:
+                            if (f_hi >> np.uint64(16 * (4 - length))) != (hi >> np.uint64(16 * (4 - length))):
+                                v |= 2
+                        elif f_hi != hi or (f_lo >> np.uint64(16 * (8 - length))) != (
+                            lo >> np.uint64(16 * (8 - length))
+                        ):
+                            v |= 2
+                    if memo[count_at] < _MEMO_SIZE // 2:  # at most half full
+                        memo[count_at] += np.uint64(1)
+                        memo[at] = hi
+                        if length <= 4:
+                            memo[at + 1] = np.uint64(v)
+                        else:
+                            memo[at + 1] = lo
+                            memo[at + 2] = np.uint64(v)
+                first = v >> 2
                 if v & 1:
                     out[k, length - 1] = first
                 if v & 2:
                     break
                 continue
-            else:
-                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
             if first == stop:
                 break
             f_hi = phrase_hi[first]
             f_lo = phrase_lo[first]
             if f_hi == hi and f_lo == lo:
                 out[k, length - 1] = first
-            elif length <= 4:
-                shift = np.uint64(16 * (4 - length))
-                if (f_hi >> shift) != (hi >> shift):
-                    break
-            else:
-                shift = np.uint64(16 * (8 - length))
-                if f_hi != hi or (f_lo >> shift) != (lo >> shift):
-                    break
-    return out
+            elif (f_hi >> np.uint64(48)) != (hi >> np.uint64(48)):
+                break
 
 
 @_jit
@@ -1364,7 +1376,7 @@ def meteor_item_stats(
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_cand_key = np.empty((2, _WS_POOL), dtype=np.int64)
-    memo = np.zeros(2 * _MEMO_SIZE + 1, dtype=np.uint64)
+    memo = np.zeros(_MEMO_LONG + 3 * _MEMO_SIZE + 1, dtype=np.uint64)
     # per word: its exact, stem and synonym matches in a hypothesis, and 1 + the item of that
     # hypothesis (0: none yet), side by side
     memo_masks = np.zeros((w_hash.shape[0], 4), dtype=np.uint64)
