@@ -862,6 +862,40 @@ def _search_small(
 
 
 @_helper
+def _word_weight(cov: np.uint64, exact: np.uint64, syn: np.uint64, k: int, func: bool) -> float:
+    """Largest weighted-match contribution of word ``k`` (0 when no candidate covers it)."""
+    bit = np.uint64(1) << np.uint64(k)
+    if cov & bit == 0:
+        return 0.0
+    w = W_EXACT if exact & bit else (W_SYN if syn & bit else max(W_STEM, W_PARA))
+    return w * ((1.0 - DELTA) if func else DELTA)
+
+
+@_helper
+def _runs(cov: np.uint64, weights: Any, n: int, run_w: Any, run_len: Any) -> int:
+    """Runs of consecutive covered words: their weights and lengths, each in decreasing order."""
+    k = 0
+    for i in range(n):
+        if (cov >> np.uint64(i)) & np.uint64(1) == 0:
+            continue
+        if i == 0 or (cov >> np.uint64(i - 1)) & np.uint64(1) == 0:
+            run_w[k] = 0.0
+            run_len[k] = 0.0
+            k += 1
+        run_w[k - 1] += weights[i]
+        run_len[k - 1] += 1.0
+    for row in (run_w, run_len):
+        for a in range(1, k):
+            x = row[a]
+            b = a
+            while b > 0 and row[b - 1] < x:
+                row[b] = row[b - 1]
+                b -= 1
+            row[b] = x
+    return k
+
+
+@_helper
 def _score_bound(
     hyp: Any,
     ref: Any,
@@ -872,17 +906,19 @@ def _score_bound(
     c_mlen: Any,
     c_mod: Any,
     w_func: Any,
-    cov1: Any,
-    cov2: Any,
 ) -> float:
     """An upper bound of the score of any alignment made of the candidate matches ``[0, n)``.
 
-    ``cov1``/``cov2``: how many candidates cover each hypothesis/reference word. An alignment
-    matches every word at most once, with at most the best weight among the candidates covering
-    it, which bounds both weighted match totals (precision and recall, hence the F-mean, which
-    grows with both); unless every word of both segments is covered, the alignment is not
-    perfect and has at least one chunk over at most the covered words, which bounds the
-    fragmentation penalty from below. Segments of at most 64 words, both non-empty.
+    An alignment matches every word at most once, with at most the best weight among the
+    candidates covering it, which bounds both weighted match totals (precision and recall,
+    hence the F-mean, which grows with both). Unless every word of both segments is covered the
+    alignment is not perfect, and a chunk never spans an uncovered word (METEOR's chunks are
+    runs contiguous in both segments): an alignment touching ``s`` runs of covered reference
+    words has at least ``s`` chunks, at most the ``s`` heaviest runs' weight and the ``s``
+    longest runs' words matched there, which bounds its recall from above and its
+    fragmentation penalty from below; the best over ``s`` bounds the score, and likewise from
+    the hypothesis' runs (the smaller of the two bounds holds). Segments of at most 64 words,
+    both non-empty.
     """
     nh = hyp.shape[0]
     nr = ref.shape[0]
@@ -904,6 +940,9 @@ def _score_bound(
         elif c_mod[c] == 2:
             syn_h |= mh
             syn_r |= mr
+    ws = np.empty((6, 64), dtype=np.float64)
+    w_h = ws[0]
+    w_r = ws[1]
     t_func = 0.0
     t_wm = 0.0
     n_h = 0
@@ -911,11 +950,10 @@ def _score_bound(
         f = w_func[hyp[i]]
         if f:
             t_func += 1.0
-        bit = np.uint64(1) << np.uint64(i)
-        if cov_h & bit:
+        w_h[i] = _word_weight(cov_h, exact_h, syn_h, i, f)
+        if w_h[i] > 0.0:
             n_h += 1
-            w = W_EXACT if exact_h & bit else (W_SYN if syn_h & bit else max(W_STEM, W_PARA))
-            t_wm += w * ((1.0 - DELTA) if f else DELTA)
+            t_wm += w_h[i]
     r_func = 0.0
     r_wm = 0.0
     n_r = 0
@@ -923,21 +961,39 @@ def _score_bound(
         f = w_func[ref[j]]
         if f:
             r_func += 1.0
-        bit = np.uint64(1) << np.uint64(j)
-        if cov_r & bit:
+        w_r[j] = _word_weight(cov_r, exact_r, syn_r, j, f)
+        if w_r[j] > 0.0:
             n_r += 1
-            w = W_EXACT if exact_r & bit else (W_SYN if syn_r & bit else max(W_STEM, W_PARA))
-            r_wm += w * ((1.0 - DELTA) if f else DELTA)
+            r_wm += w_r[j]
     if n_h == 0 or n_r == 0:
         return 0.0
     t_wl = (DELTA * (nh - t_func)) + ((1.0 - DELTA) * t_func)
     r_wl = (DELTA * (nr - r_func)) + ((1.0 - DELTA) * r_func)
     precision = t_wm / t_wl
     recall = r_wm / r_wl
-    fmean = 1.0 / ((1.0 - ALPHA) / precision + ALPHA / recall)
     if n_h == nh and n_r == nr:
-        return fmean
-    return fmean * (1.0 - GAMMA * math.pow(2.0 / (n_h + n_r), BETA))
+        return 1.0 / ((1.0 - ALPHA) / precision + ALPHA / recall)
+    # from the reference's runs
+    k = _runs(cov_r, w_r, nr, ws[2], ws[3])
+    bound_r = 0.0
+    weight = 0.0
+    length = 0.0
+    for s in range(k):
+        weight += ws[2, s]
+        length += ws[3, s]
+        fmean = 1.0 / ((1.0 - ALPHA) / precision + ALPHA / (weight / r_wl))
+        bound_r = max(bound_r, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (n_h + length), BETA)))
+    # from the hypothesis' runs
+    k = _runs(cov_h, w_h, nh, ws[4], ws[5])
+    bound_h = 0.0
+    weight = 0.0
+    length = 0.0
+    for s in range(k):
+        weight += ws[4, s]
+        length += ws[5, s]
+        fmean = 1.0 / ((1.0 - ALPHA) / (weight / t_wl) + ALPHA / recall)
+        bound_h = max(bound_h, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (length + n_r), BETA)))
+    return min(bound_r, bound_h)
 
 
 @_helper
@@ -1117,7 +1173,7 @@ def _align(
         for j in range(nr):
             max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
         if BEAM_SIZE * (max_cands + 1) + 1 <= _WS_POOL:
-            if _score_bound(hyp, ref, n, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, cov1, cov2) < best - 1e-9:
+            if _score_bound(hyp, ref, n, c_start, c_len, c_mstart, c_mlen, c_mod, w_func) < best - 1e-9:
                 return 2
     if nh <= 64 and nr <= 64:
         status = _search_small(
