@@ -66,7 +66,7 @@ _KEY_MATCHES = 1 << 20
 _KEY_CHUNKS = 1 << 21
 _KEY_DIST = 1 << 22
 #: Slots of the n-gram walk memo (:func:`sentence_ngrams`) and its hash multiplier.
-_MEMO_BITS = 18
+_MEMO_BITS = 17
 _MEMO_SIZE = 1 << _MEMO_BITS
 _MEMO_MULT = 0x9E3779B97F4A7C15
 #: Where the memo's slots for prefixes of 5 to 7 tokens start (after the 2-4 slots and their count).
