@@ -324,3 +324,85 @@ def test_halves_merge_and_order_invariance(meteor: METEOR) -> None:
     np.testing.assert_array_equal(shuffled.item_scores, whole.item_scores[perm])
     assert shuffled.score == whole.score
     assert str(whole.signature).startswith("meteor|release:1.5|lang:en|norm:yes|mods:ex_st_sy_pa|tok:none|nrefs:5")
+
+
+def _best_one_by_one(meteor: METEOR, cands: list[str], refs: list[list[str]]) -> np.ndarray:
+    """Each item's row from aligning its candidate with every reference on its own: the highest
+    score, the earliest reference on ties (what the aligner must pick among several references)."""
+    flat_c = [c for c, rs in zip(cands, refs, strict=True) for _ in rs]
+    flat_r = [[r] for rs in refs for r in rs]
+    single = meteor.score_tokenized(candidates=flat_c, references=flat_r)
+    rows = []
+    pos = 0
+    for rs in refs:
+        scores = single.item_scores[pos : pos + len(rs)]
+        rows.append(single.stats[pos + int(np.argmax(scores))])
+        pos += len(rs)
+    return np.array(rows)
+
+
+def test_best_reference_skips_are_exact(meteor: METEOR) -> None:
+    """References that provably cannot beat the best one so far are not searched: the chosen row
+    is still the earliest of the highest-scoring ones (ties between equal references, references
+    with equal scores but different statistics, the best one first or last)."""
+    rng = np.random.default_rng(5)
+    vocab = "a an the dog dogs puppy run runs running man men person guy sits sitting on top of in at table".split()
+    cands: list[str] = []
+    refs: list[list[str]] = []
+    for _ in range(400):
+        cand = " ".join(rng.choice(vocab, size=int(rng.integers(1, 12))))
+        item = [" ".join(rng.choice(vocab, size=int(rng.integers(1, 14)))) for _ in range(int(rng.integers(1, 6)))]
+        item.append(cand)  # a perfect reference, somewhere among others
+        if rng.random() < 0.5:
+            item.append(item[0])  # equal references: equal scores
+        perm = rng.permutation(len(item))
+        cands.append(cand)
+        refs.append([item[i] for i in perm])
+        cands.append(cand)
+        refs.append([r for r in item if r != cand])  # no perfect one
+    cands += ["a man sits", "a dog on a table", "a dog on a table"]
+    refs += [
+        ["a guy sits", "a person sits", "a man sits"],  # synonym ties before the exact match
+        ["the dog on the table", "a dog at a table", "a dog on a table", "a dog on a table"],
+        ["a table on a dog", "dog a on table a", "a dog a on table"],
+    ]
+    keep = [i for i, rs in enumerate(refs) if rs]
+    cands = [cands[i] for i in keep]
+    refs = [refs[i] for i in keep]
+    result = meteor.score_tokenized(candidates=cands, references=refs)
+    np.testing.assert_array_equal(result.stats, _best_one_by_one(meteor, cands, refs))
+
+
+def test_phrase_prefix_memo_gives_the_walks_steps(meteor: METEOR) -> None:
+    """The n-gram table of a sentence is the same from a fresh memo, a warm one and a full one
+    (which stores nothing more), for prefixes of 2 to 7 words."""
+    from capeval.metrics.meteor import _kernel
+
+    texts = [
+        "a man riding a horse on the beach next to the ocean",
+        "a man riding a horse on the beach",
+        "there is a cat sitting on top of the table in the kitchen",
+        "in the middle of the street at night",
+        "a man riding a horse",
+    ]
+    job = meteor._prepare_job(texts, [["a dog"]] * len(texts))
+    s_off, s_words, w_para, phrase_hi, phrase_lo, first_off = job[3], job[4], job[5], job[6], job[7], job[8]
+    size = _kernel._MEMO_LONG + 3 * _kernel._MEMO_SIZE + 1
+
+    def table(i: int, memo: np.ndarray) -> np.ndarray:
+        words = s_words[s_off[i] : s_off[i + 1]]
+        return np.asarray(_kernel.sentence_ngrams(words, w_para, phrase_hi, phrase_lo, first_off, memo))
+
+    warm = np.zeros(size, dtype=np.uint64)
+    full = np.zeros(size, dtype=np.uint64)
+    full[2 * _kernel._MEMO_SIZE] = full[-1] = _kernel._MEMO_SIZE // 2
+    found_long = False
+    for _ in range(2):
+        for i in range(len(texts)):
+            fresh = table(i, np.zeros(size, dtype=np.uint64))
+            np.testing.assert_array_equal(table(i, warm), fresh)
+            np.testing.assert_array_equal(table(i, full), fresh)
+            found_long |= bool((fresh[:, 4:] >= 0).any())
+    assert found_long  # some phrase of 5 or more words was looked up and found
+    assert warm[-1] > 0 and warm[2 * _kernel._MEMO_SIZE] > 0
+    assert not full[: 2 * _kernel._MEMO_SIZE].any()

@@ -66,9 +66,11 @@ _KEY_MATCHES = 1 << 20
 _KEY_CHUNKS = 1 << 21
 _KEY_DIST = 1 << 22
 #: Slots of the n-gram walk memo (:func:`sentence_ngrams`) and its hash multiplier.
-_MEMO_BITS = 16
+_MEMO_BITS = 17
 _MEMO_SIZE = 1 << _MEMO_BITS
 _MEMO_MULT = 0x9E3779B97F4A7C15
+#: Where the memo's slots for prefixes of 5 to 7 tokens start (after the 2-4 slots and their count).
+_MEMO_LONG = 2 * _MEMO_SIZE + 1
 #: Width of one statistics row (the 23 numbers of METEOR's SCORE reply).
 N_STATS = 23
 
@@ -92,21 +94,33 @@ def _memo_slot(key: np.uint64) -> int:
 
 
 @_helper
-def sentence_ngrams(
-    words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo_keys: Any, memo_vals: Any
-) -> Any:
+def sentence_ngrams(words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo: Any) -> Any:
     """Phrase id of every (position, length) n-gram of one sentence, -1 when absent.
 
     ``first_off[t]:first_off[t + 1]`` is the range of phrases whose first token is ``t``.
-    ``memo_keys``/``memo_vals`` (``2 ** _MEMO_BITS`` slots, key 0 = empty) remember the trie
-    walk's step for prefixes of 2 to 4 tokens (the same prefix always gives the same step), so
-    that a prefix seen before costs one table probe instead of a binary search.
+    ``memo`` remembers the trie walk's step for prefixes of 2 to 7 tokens (the same prefix always
+    gives the same step), so that a prefix seen before costs one table probe instead of a binary
+    search: ``2 ** _MEMO_BITS`` slots of a key and a value side by side for 2 to 4 tokens (key 0 =
+    empty), the number of those used, then from ``_MEMO_LONG`` as many slots of two key words and
+    a value for 5 to 7 tokens (second key word 0 = empty), and the number of those used.
 
     Returns:
         int32 array of shape ``(len(words), MAX_PHRASE)``.
     """
+    out = np.empty((words.shape[0], MAX_PHRASE), dtype=np.int32)
+    _sentence_ngrams_into(words, word_para, phrase_hi, phrase_lo, first_off, memo, out)
+    return out
+
+
+@_helper
+def _sentence_ngrams_into(
+    words: Any, word_para: Any, phrase_hi: Any, phrase_lo: Any, first_off: Any, memo: Any, out: Any
+) -> None:
+    """:func:`sentence_ngrams` written into the first ``len(words)`` rows of ``out``."""
     n = words.shape[0]
-    out = np.full((n, MAX_PHRASE), -1, dtype=np.int32)
+    for k in range(n):
+        for length in range(MAX_PHRASE):
+            out[k, length] = -1
     for k in range(n):
         hi = np.uint64(0)
         lo = np.uint64(0)
@@ -130,57 +144,66 @@ def sentence_ngrams(
                 # one-token key (zero padded) is the smallest key of that range
                 first = first_off[tok]
                 stop = first_off[tok + 1]
-            elif length <= 4:
-                # hi (nonzero tokens, zero padded) identifies the prefix: its step is remembered as
-                # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase
-                slot = _memo_slot(hi)
-                while memo_keys[slot] != 0 and memo_keys[slot] != hi:
-                    slot = (slot + 1) & (_MEMO_SIZE - 1)
-                if memo_keys[slot] == hi:
-                    v = memo_vals[slot]
-                    first = v >> 2
-                    if v & 1:
-                        out[k, length - 1] = first
-                    if v & 2:
-                        break
-                    continue
-                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
-                v = first << 2
-                if first == stop:
-                    v |= 2
+            else:
+                # the prefix (nonzero tokens, zero padded) identifies its step, remembered as
+                # (first << 2) | 2 when the walk ends here | 1 when the prefix is itself a phrase;
+                # 2 to 4 tokens are keyed by hi (two words a slot), 5 to 7 by hi and lo (three)
+                if length <= 4:
+                    slot = _memo_slot(hi)
+                    while memo[2 * slot] != 0 and memo[2 * slot] != hi:
+                        slot = (slot + 1) & (_MEMO_SIZE - 1)
+                    at = 2 * slot
+                    found = memo[at] == hi
+                    count_at = 2 * _MEMO_SIZE
                 else:
-                    f_hi = phrase_hi[first]
-                    shift = np.uint64(16 * (4 - length))
-                    if f_hi == hi and phrase_lo[first] == lo:
-                        v |= 1
-                    elif (f_hi >> shift) != (hi >> shift):
+                    slot = _memo_slot(lo ^ (hi * np.uint64(_MEMO_MULT)))
+                    at = _MEMO_LONG + 3 * slot
+                    while memo[at + 1] != 0 and (memo[at] != hi or memo[at + 1] != lo):
+                        slot = (slot + 1) & (_MEMO_SIZE - 1)
+                        at = _MEMO_LONG + 3 * slot
+                    found = memo[at + 1] != 0
+                    count_at = _MEMO_LONG + 3 * _MEMO_SIZE
+                if found:
+                    v = np.int64(memo[at + (1 if length <= 4 else 2)])
+                else:
+                    first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
+                    v = first << 2
+                    if first == stop:
                         v |= 2
-                if memo_vals[_MEMO_SIZE] < _MEMO_SIZE // 2:  # at most half full
-                    memo_keys[slot] = hi
-                    memo_vals[slot] = v
-                    memo_vals[_MEMO_SIZE] += 1
+                    else:
+                        f_hi = phrase_hi[first]
+                        f_lo = phrase_lo[first]
+                        if f_hi == hi and f_lo == lo:
+                            v |= 1
+                        elif length <= 4:
+                            if (f_hi >> np.uint64(16 * (4 - length))) != (hi >> np.uint64(16 * (4 - length))):
+                                v |= 2
+                        elif f_hi != hi or (f_lo >> np.uint64(16 * (8 - length))) != (
+                            lo >> np.uint64(16 * (8 - length))
+                        ):
+                            v |= 2
+                    if memo[count_at] < _MEMO_SIZE // 2:  # at most half full
+                        memo[count_at] += np.uint64(1)
+                        memo[at] = hi
+                        if length <= 4:
+                            memo[at + 1] = np.uint64(v)
+                        else:
+                            memo[at + 1] = lo
+                            memo[at + 2] = np.uint64(v)
+                first = v >> 2
                 if v & 1:
                     out[k, length - 1] = first
                 if v & 2:
                     break
                 continue
-            else:
-                first = _lower_bound(hi, lo, phrase_hi, phrase_lo, first, stop)
             if first == stop:
                 break
             f_hi = phrase_hi[first]
             f_lo = phrase_lo[first]
             if f_hi == hi and f_lo == lo:
                 out[k, length - 1] = first
-            elif length <= 4:
-                shift = np.uint64(16 * (4 - length))
-                if (f_hi >> shift) != (hi >> shift):
-                    break
-            else:
-                shift = np.uint64(16 * (8 - length))
-                if f_hi != hi or (f_lo >> shift) != (lo >> shift):
-                    break
-    return out
+            elif (f_hi >> np.uint64(48)) != (hi >> np.uint64(48)):
+                break
 
 
 @_jit
@@ -298,14 +321,22 @@ def _synonym_mask(b: int, syn_off: Any, syn_ids: Any, table_ids: Any, table_mask
     return mask
 
 
+#: Bit position of a power of two ``x``: ``_DEBRUIJN[(x * _DEBRUIJN_MULT) >> 58]`` (64-bit product).
+_DEBRUIJN_MULT = 0x03F79D71B4CB0A89
+_DEBRUIJN = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN[((_DEBRUIJN_MULT << _i) & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+del _i
+
+
 @_helper
 def _put_mask(cand: Any, n: int, j: int, mask: np.uint64, module: int, nh: int) -> int:
     """Candidates (j, 1, i, 1, module) for the hypothesis positions i in ``mask``, by position; the new count."""
-    if mask != 0:
-        for i in range(nh):
-            if (mask >> np.uint64(i)) & np.uint64(1) != 0:
-                _put(cand, n, j, 1, i, 1, module)
-                n += 1
+    while mask != 0:
+        low = mask & (~mask + np.uint64(1))
+        _put(cand, n, j, 1, _DEBRUIJN[np.int64((low * np.uint64(_DEBRUIJN_MULT)) >> np.uint64(58))], 1, module)
+        n += 1
+        mask ^= low
     return n
 
 
@@ -566,21 +597,29 @@ def _span_mask(start: int, length: int) -> np.uint64:
 
 @_helper
 def _sort_paths(n: int, keys: Any, order: Any) -> None:
-    """Sort the distinct keys ``keys[:n]``; ``order[:n]``: their low 16 bits (path positions) in that order.
+    """The beam of the distinct keys ``keys[:n]``: ``order[:n]`` holds their low 16 bits (path
+    positions), the ``BEAM_SIZE`` smallest keys first in order, then the others in any order.
 
     The keys are distinct (each ends in its path's position), so any sort is a stable sort of
-    the paths by the rest of the key.
+    the paths by the rest of the key; the paths beyond the beam are only dropped.
     """
-    if n <= 32:
-        for k in range(1, n):
-            key = keys[k]
-            i = k
+    m = min(n, BEAM_SIZE)
+    for k in range(1, m):  # insertion sort of the first BEAM_SIZE keys
+        key = keys[k]
+        i = k
+        while i > 0 and keys[i - 1] > key:
+            keys[i] = keys[i - 1]
+            i -= 1
+        keys[i] = key
+    for k in range(m, n):  # each later key enters the beam (and pushes out its last) or stays out
+        key = keys[k]
+        if key < keys[m - 1]:
+            keys[k] = keys[m - 1]
+            i = m - 1
             while i > 0 and keys[i - 1] > key:
                 keys[i] = keys[i - 1]
                 i -= 1
             keys[i] = key
-    else:
-        keys[:n].sort()
     for k in range(n):
         order[k] = keys[k] & 0xFFFF
 
@@ -823,6 +862,141 @@ def _search_small(
 
 
 @_helper
+def _word_weight(cov: np.uint64, exact: np.uint64, syn: np.uint64, k: int, func: bool) -> float:
+    """Largest weighted-match contribution of word ``k`` (0 when no candidate covers it)."""
+    bit = np.uint64(1) << np.uint64(k)
+    if cov & bit == 0:
+        return 0.0
+    w = W_EXACT if exact & bit else (W_SYN if syn & bit else max(W_STEM, W_PARA))
+    return w * ((1.0 - DELTA) if func else DELTA)
+
+
+@_helper
+def _runs(cov: np.uint64, weights: Any, n: int, run_w: Any, run_len: Any) -> int:
+    """Runs of consecutive covered words: their weights and lengths, each in decreasing order."""
+    k = 0
+    for i in range(n):
+        if (cov >> np.uint64(i)) & np.uint64(1) == 0:
+            continue
+        if i == 0 or (cov >> np.uint64(i - 1)) & np.uint64(1) == 0:
+            run_w[k] = 0.0
+            run_len[k] = 0.0
+            k += 1
+        run_w[k - 1] += weights[i]
+        run_len[k - 1] += 1.0
+    for row in (run_w, run_len):
+        for a in range(1, k):
+            x = row[a]
+            b = a
+            while b > 0 and row[b - 1] < x:
+                row[b] = row[b - 1]
+                b -= 1
+            row[b] = x
+    return k
+
+
+@_helper
+def _score_bound(
+    hyp: Any,
+    ref: Any,
+    n: int,
+    c_start: Any,
+    c_len: Any,
+    c_mstart: Any,
+    c_mlen: Any,
+    c_mod: Any,
+    w_func: Any,
+) -> float:
+    """An upper bound of the score of any alignment made of the candidate matches ``[0, n)``.
+
+    An alignment matches every word at most once, with at most the best weight among the
+    candidates covering it, which bounds both weighted match totals (precision and recall,
+    hence the F-mean, which grows with both). Unless every word of both segments is covered the
+    alignment is not perfect, and a chunk never spans an uncovered word (METEOR's chunks are
+    runs contiguous in both segments): an alignment touching ``s`` runs of covered reference
+    words has at least ``s`` chunks, at most the ``s`` heaviest runs' weight and the ``s``
+    longest runs' words matched there, which bounds its recall from above and its
+    fragmentation penalty from below; the best over ``s`` bounds the score, and likewise from
+    the hypothesis' runs (the smaller of the two bounds holds). Segments of at most 64 words,
+    both non-empty.
+    """
+    nh = hyp.shape[0]
+    nr = ref.shape[0]
+    # best weight of a candidate covering each word (bit masks per module, best module first)
+    cov_h = np.uint64(0)
+    cov_r = np.uint64(0)
+    exact_h = np.uint64(0)
+    exact_r = np.uint64(0)
+    syn_h = np.uint64(0)
+    syn_r = np.uint64(0)
+    for c in range(n):
+        mh = _span_mask(c_mstart[c], c_mlen[c])
+        mr = _span_mask(c_start[c], c_len[c])
+        cov_h |= mh
+        cov_r |= mr
+        if c_mod[c] == 0:
+            exact_h |= mh
+            exact_r |= mr
+        elif c_mod[c] == 2:
+            syn_h |= mh
+            syn_r |= mr
+    ws = np.empty((6, 64), dtype=np.float64)
+    w_h = ws[0]
+    w_r = ws[1]
+    t_func = 0.0
+    t_wm = 0.0
+    n_h = 0
+    for i in range(nh):
+        f = w_func[hyp[i]]
+        if f:
+            t_func += 1.0
+        w_h[i] = _word_weight(cov_h, exact_h, syn_h, i, f)
+        if w_h[i] > 0.0:
+            n_h += 1
+            t_wm += w_h[i]
+    r_func = 0.0
+    r_wm = 0.0
+    n_r = 0
+    for j in range(nr):
+        f = w_func[ref[j]]
+        if f:
+            r_func += 1.0
+        w_r[j] = _word_weight(cov_r, exact_r, syn_r, j, f)
+        if w_r[j] > 0.0:
+            n_r += 1
+            r_wm += w_r[j]
+    if n_h == 0 or n_r == 0:
+        return 0.0
+    t_wl = (DELTA * (nh - t_func)) + ((1.0 - DELTA) * t_func)
+    r_wl = (DELTA * (nr - r_func)) + ((1.0 - DELTA) * r_func)
+    precision = t_wm / t_wl
+    recall = r_wm / r_wl
+    if n_h == nh and n_r == nr:
+        return 1.0 / ((1.0 - ALPHA) / precision + ALPHA / recall)
+    # from the reference's runs
+    k = _runs(cov_r, w_r, nr, ws[2], ws[3])
+    bound_r = 0.0
+    weight = 0.0
+    length = 0.0
+    for s in range(k):
+        weight += ws[2, s]
+        length += ws[3, s]
+        fmean = 1.0 / ((1.0 - ALPHA) / precision + ALPHA / (weight / r_wl))
+        bound_r = max(bound_r, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (n_h + length), BETA)))
+    # from the hypothesis' runs
+    k = _runs(cov_h, w_h, nh, ws[4], ws[5])
+    bound_h = 0.0
+    weight = 0.0
+    length = 0.0
+    for s in range(k):
+        weight += ws[4, s]
+        length += ws[5, s]
+        fmean = 1.0 / ((1.0 - ALPHA) / (weight / t_wl) + ALPHA / recall)
+        bound_h = max(bound_h, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (length + n_r), BETA)))
+    return min(bound_r, bound_h)
+
+
+@_helper
 def _align(
     hyp: Any,
     ref: Any,
@@ -856,15 +1030,19 @@ def _align(
     ws_log: Any,
     ws_mask: Any,
     ws_cand_key: Any,
-    memo_stamp: Any,
     memo_masks: Any,
     stamp: int,
+    best: float,
     out: Any,
-) -> bool:
+) -> int:
     """Align one hypothesis (``words1``) with one reference (``words2``); fill ``out`` (23 stats).
 
+    ``best`` is the highest score of the item's earlier references (-1 for the first one).
+
     Returns:
-        False (and leaves ``out`` undefined) when the segment pair is beyond the work limits.
+        1 when ``out`` holds the statistics; 2 (``out`` untouched) when the reference's score
+        provably cannot exceed ``best`` (see :func:`_score_bound`); 0 (``out`` undefined) when
+        the segment pair is beyond the work limits.
     """
     nh = hyp.shape[0]
     nr = ref.shape[0]
@@ -901,7 +1079,7 @@ def _align(
         hb = w_hash[b]
         if nh <= 64:
             # exact, stem and synonym matches of word b as position masks, once per item and word
-            if memo_stamp[b] != stamp:
+            if memo_masks[b, 3] != np.uint64(stamp + 1):
                 sb = w_stem[b]
                 exact = np.uint64(0)
                 stem = np.uint64(0)
@@ -914,7 +1092,7 @@ def _align(
                 if (w_sig[b] & hyp_sig) != 0:
                     # positions of the hypothesis sharing a synset with b, from its synset table
                     syn = _synonym_mask(b, syn_off, syn_ids, hyp_syn_ids, hyp_syn_mask) & ~exact
-                memo_stamp[b] = stamp
+                memo_masks[b, 3] = np.uint64(stamp + 1)
                 memo_masks[b, 0] = exact
                 memo_masks[b, 1] = stem
                 memo_masks[b, 2] = syn
@@ -970,7 +1148,7 @@ def _align(
                         n += 1
         pos_off[j + 1] = n
         if n > MAX_CANDIDATES:
-            return False
+            return 0
     c_start = cand[:, 0]
     c_len = cand[:, 1]
     c_mstart = cand[:, 2]
@@ -988,6 +1166,15 @@ def _align(
         match = ws_pos[3]
     else:
         match = np.empty(nr + 1, dtype=np.int64)
+    if best > 0.0 and nh <= 64 and nr <= 64 and nh > 0 and nr > 0:
+        # Skipped only where the search below could not stop at its work limits either (the
+        # item's result would then be NaN): a small pool never reaches them.
+        max_cands = 0
+        for j in range(nr):
+            max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
+        if BEAM_SIZE * (max_cands + 1) + 1 <= _WS_POOL:
+            if _score_bound(hyp, ref, n, c_start, c_len, c_mstart, c_mlen, c_mod, w_func) < best - 1e-9:
+                return 2
     if nh <= 64 and nr <= 64:
         status = _search_small(
             nh,
@@ -1009,10 +1196,10 @@ def _align(
             match,
         )
         if status == 0:
-            return False
+            return 0
         if status == 1:
             _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
-            return True
+            return 1
     max_cands = 0
     for j in range(nr):
         max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
@@ -1031,7 +1218,7 @@ def _align(
         # Java copies these arrays for every new path too; refuse what would run for hours.
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
         if work > MAX_SEARCH_WORK:
-            return False
+            return 0
         p_match = np.empty((pool, max(nr, 1)), dtype=np.int32)
         p_u1 = np.empty((pool, bw1), dtype=np.uint64)
         p_u2 = np.empty((pool, bw2), dtype=np.uint64)
@@ -1168,7 +1355,39 @@ def _align(
     for j in range(nr):
         match[j] = p_match[best, j]
     _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
-    return True
+    return 1
+
+
+@_helper
+def _likely_best(lo: int, hi: int, hh: Any, ref_sent: Any, sent_off: Any, sent_words: Any, w_hash: Any) -> int:
+    """The reference in ``[lo, hi)`` with the highest F-mean of exact word matches (the first on ties)."""
+    nh = hh.shape[0]
+    lead = lo
+    lead_f = -1.0
+    if hi - lo < 2 or nh == 0:
+        return lead
+    for r_i in range(lo, hi):
+        r = ref_sent[r_i]
+        nr = sent_off[r + 1] - sent_off[r]
+        if nr == 0:
+            continue
+        m_r = 0
+        for j in range(sent_off[r], sent_off[r + 1]):
+            hb = w_hash[sent_words[j]]
+            for i in range(nh):
+                if hh[i] == hb:
+                    m_r += 1
+                    break
+        if m_r == 0:
+            continue
+        # hypothesis words found in the reference: bounded by both counts, estimated by m_r
+        p = min(m_r, nh) / nh
+        rec = m_r / nr
+        f = p * rec / ((1.0 - ALPHA) * rec + ALPHA * p)
+        if f > lead_f:
+            lead_f = f
+            lead = r_i
+    return lead
 
 
 @_jit
@@ -1213,15 +1432,15 @@ def meteor_item_stats(
     ws_log = np.empty((3, 64 * BEAM_SIZE * 16 + 1), dtype=np.int64)
     ws_mask = np.empty((2, _WS_POOL), dtype=np.uint64)
     ws_cand_key = np.empty((2, _WS_POOL), dtype=np.int64)
-    memo_keys = np.zeros(_MEMO_SIZE, dtype=np.uint64)
-    memo_vals = np.zeros(_MEMO_SIZE + 1, dtype=np.int64)  # the last one counts the used slots
-    # per word: the item whose hypothesis memo_masks holds its exact, stem and synonym matches for
-    memo_stamp = np.full(w_hash.shape[0], -1, dtype=np.int64)
-    memo_masks = np.empty((w_hash.shape[0], 3), dtype=np.uint64)
+    memo = np.zeros(_MEMO_LONG + 3 * _MEMO_SIZE + 1, dtype=np.uint64)
+    # per word: its exact, stem and synonym matches in a hypothesis, and 1 + the item of that
+    # hypothesis (0: none yet), side by side
+    memo_masks = np.zeros((w_hash.shape[0], 4), dtype=np.uint64)
+    ws_ng = np.empty((_WS_WIDTH, MAX_PHRASE), dtype=np.int32)
     for it in range(n_items):
         h = item_hyp[it]
         hyp = sent_words[sent_off[h] : sent_off[h + 1]]
-        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
+        hyp_ng = sentence_ngrams(hyp, word_para, phrase_hi, phrase_lo, first_off, memo)
         hyp_ent = _para_entries(hyp_ng, group_off, group_dst, group_dlen)
         # bit filters of the hypothesis' phrases and of their paraphrases
         hyp_ng_bits = np.zeros(_BITS_WORDS, dtype=np.uint64)
@@ -1242,10 +1461,24 @@ def meteor_item_stats(
             hg[i] = w_sig[hyp[i]]
         hyp_syn_ids, hyp_syn_mask = _synonym_table(hyp, syn_off, syn_ids)
         best = -1.0
-        for r_i in range(ref_off[it], ref_off[it + 1]):
+        best_r = -1
+        # the likeliest best reference first (more of the items' other references are then
+        # skipped by _align), the others in their order; ties still go to the earliest one
+        lead = _likely_best(ref_off[it], ref_off[it + 1], hh, ref_sent, sent_off, sent_words, w_hash)
+        for step in range(ref_off[it] - 1, ref_off[it + 1]):
+            if step < ref_off[it]:
+                r_i = lead
+            elif step == lead:
+                continue
+            else:
+                r_i = step
             r = ref_sent[r_i]
             ref = sent_words[sent_off[r] : sent_off[r + 1]]
-            ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo_keys, memo_vals)
+            if ref.shape[0] <= ws_ng.shape[0]:
+                ref_ng = ws_ng[: ref.shape[0]]
+                _sentence_ngrams_into(ref, word_para, phrase_hi, phrase_lo, first_off, memo, ref_ng)
+            else:
+                ref_ng = sentence_ngrams(ref, word_para, phrase_hi, phrase_lo, first_off, memo)
             ok = _align(
                 hyp,
                 ref,
@@ -1279,17 +1512,20 @@ def meteor_item_stats(
                 ws_log,
                 ws_mask,
                 ws_cand_key,
-                memo_stamp,
                 memo_masks,
                 it,
+                best,
                 row,
             )
-            if not ok:
+            if ok == 0:
                 best = math.nan
                 break
+            if ok == 2:  # this reference cannot beat the best one so far
+                continue
             score = segment_score(row)
-            if score > best:
+            if score > best or (score == best and r_i < best_r):
                 best = score
+                best_r = r_i
                 for j in range(N_STATS):  # not result[it, :] = row (see _reserve)
                     result[it, j] = row[j]
         st = result[it]
