@@ -896,6 +896,56 @@ def _runs(cov: np.uint64, weights: Any, n: int, run_w: Any, run_len: Any) -> int
 
 
 @_helper
+def _segment_weights(
+    words: Any, cov: np.uint64, exact: np.uint64, syn: np.uint64, w_func: Any, weights: Any
+) -> tuple[float, float, int]:
+    """Each word's largest weighted-match contribution (into ``weights``); the segment's
+    function words, the total of those contributions and the words covered."""
+    n_func = 0.0
+    total = 0.0
+    covered = 0
+    for i in range(words.shape[0]):
+        f = w_func[words[i]]
+        if f:
+            n_func += 1.0
+        weights[i] = _word_weight(cov, exact, syn, i, f)
+        if weights[i] > 0.0:
+            covered += 1
+            total += weights[i]
+    return n_func, total, covered
+
+
+@_helper
+def _runs_bound(
+    cov: np.uint64,
+    weights: Any,
+    n: int,
+    run_w: Any,
+    run_len: Any,
+    length_weight: float,
+    other: float,
+    other_covered: int,
+    is_reference: bool,
+) -> float:
+    """The score bound from one segment's runs of covered words (see :func:`_score_bound`):
+    the best over ``s`` of the F-mean with this segment's ``s`` heaviest runs matched (recall
+    for the reference, precision for the hypothesis; ``other`` is the other one's bound) and
+    the penalty of ``s`` chunks over at most its ``s`` longest runs' and ``other_covered`` words."""
+    k = _runs(cov, weights, n, run_w, run_len)
+    bound = 0.0
+    weight = 0.0
+    length = 0.0
+    for s in range(k):
+        weight += run_w[s]
+        length += run_len[s]
+        own = weight / length_weight
+        precision, recall = (other, own) if is_reference else (own, other)
+        fmean = 1.0 / ((1.0 - ALPHA) / precision + ALPHA / recall)
+        bound = max(bound, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (other_covered + length), BETA)))
+    return bound
+
+
+@_helper
 def _score_bound(
     hyp: Any,
     ref: Any,
@@ -941,30 +991,8 @@ def _score_bound(
             syn_h |= mh
             syn_r |= mr
     ws = np.empty((6, 64), dtype=np.float64)
-    w_h = ws[0]
-    w_r = ws[1]
-    t_func = 0.0
-    t_wm = 0.0
-    n_h = 0
-    for i in range(nh):
-        f = w_func[hyp[i]]
-        if f:
-            t_func += 1.0
-        w_h[i] = _word_weight(cov_h, exact_h, syn_h, i, f)
-        if w_h[i] > 0.0:
-            n_h += 1
-            t_wm += w_h[i]
-    r_func = 0.0
-    r_wm = 0.0
-    n_r = 0
-    for j in range(nr):
-        f = w_func[ref[j]]
-        if f:
-            r_func += 1.0
-        w_r[j] = _word_weight(cov_r, exact_r, syn_r, j, f)
-        if w_r[j] > 0.0:
-            n_r += 1
-            r_wm += w_r[j]
+    t_func, t_wm, n_h = _segment_weights(hyp, cov_h, exact_h, syn_h, w_func, ws[0])
+    r_func, r_wm, n_r = _segment_weights(ref, cov_r, exact_r, syn_r, w_func, ws[1])
     if n_h == 0 or n_r == 0:
         return 0.0
     t_wl = (DELTA * (nh - t_func)) + ((1.0 - DELTA) * t_func)
@@ -973,26 +1001,8 @@ def _score_bound(
     recall = r_wm / r_wl
     if n_h == nh and n_r == nr:
         return 1.0 / ((1.0 - ALPHA) / precision + ALPHA / recall)
-    # from the reference's runs
-    k = _runs(cov_r, w_r, nr, ws[2], ws[3])
-    bound_r = 0.0
-    weight = 0.0
-    length = 0.0
-    for s in range(k):
-        weight += ws[2, s]
-        length += ws[3, s]
-        fmean = 1.0 / ((1.0 - ALPHA) / precision + ALPHA / (weight / r_wl))
-        bound_r = max(bound_r, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (n_h + length), BETA)))
-    # from the hypothesis' runs
-    k = _runs(cov_h, w_h, nh, ws[4], ws[5])
-    bound_h = 0.0
-    weight = 0.0
-    length = 0.0
-    for s in range(k):
-        weight += ws[4, s]
-        length += ws[5, s]
-        fmean = 1.0 / ((1.0 - ALPHA) / (weight / t_wl) + ALPHA / recall)
-        bound_h = max(bound_h, fmean * (1.0 - GAMMA * math.pow(2.0 * (s + 1) / (length + n_r), BETA)))
+    bound_r = _runs_bound(cov_r, ws[1], nr, ws[2], ws[3], r_wl, precision, n_h, True)  # the reference's runs
+    bound_h = _runs_bound(cov_h, ws[0], nh, ws[4], ws[5], t_wl, recall, n_r, False)  # the hypothesis'
     return min(bound_r, bound_h)
 
 
