@@ -652,6 +652,15 @@ def _requeue_best(row: int, free: Any, n_free: int, nexts: Any) -> int:
 
 
 @_helper
+def _most_candidates(pos_off: Any, nr: int) -> int:
+    """The most candidate matches starting at one reference position."""
+    most = 0
+    for j in range(nr):
+        most = max(most, pos_off[j + 1] - pos_off[j])
+    return most
+
+
+@_helper
 def _search_small(
     nh: int,
     nr: int,
@@ -682,9 +691,7 @@ def _search_small(
         1 when done; 0 beyond the work limits (as the general search); -1 when the path keys do
         not fit (the caller runs the general search instead).
     """
-    max_cands = 0
-    for j in range(nr):
-        max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
+    max_cands = _most_candidates(pos_off, nr)
     pool = BEAM_SIZE * (max_cands + 1) + 1
     if pool > _WS_POOL:
         work = float(nr + 1) * float(pool) * float(nh + 2 * nr + 16)
@@ -1164,6 +1171,14 @@ def _align(
     c_mstart = cand[:, 2]
     c_mlen = cand[:, 3]
     c_mod = cand[:, 4]
+    # rows of the search's path pool (see below)
+    max_cands = _most_candidates(pos_off, nr)
+    pool = BEAM_SIZE * (max_cands + 1) + 1
+    if best > 0.0 and nh <= 64 and nr <= 64 and nh > 0 and nr > 0 and pool <= _WS_POOL:
+        # Skipped only where the search below could not stop at its work limits either (the
+        # item's result would then be NaN): a small pool never reaches them.
+        if _score_bound(hyp, ref, n, c_start, c_len, c_mstart, c_mlen, c_mod, w_func) < best - 1e-9:
+            return 2
     # --- coverage and definite matches ---
     cov1[:nh] = 0
     cov2[:nr] = 0
@@ -1176,15 +1191,6 @@ def _align(
         match = ws_pos[3]
     else:
         match = np.empty(nr + 1, dtype=np.int64)
-    if best > 0.0 and nh <= 64 and nr <= 64 and nh > 0 and nr > 0:
-        # Skipped only where the search below could not stop at its work limits either (the
-        # item's result would then be NaN): a small pool never reaches them.
-        max_cands = 0
-        for j in range(nr):
-            max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
-        if BEAM_SIZE * (max_cands + 1) + 1 <= _WS_POOL:
-            if _score_bound(hyp, ref, n, c_start, c_len, c_mstart, c_mlen, c_mod, w_func) < best - 1e-9:
-                return 2
     if nh <= 64 and nr <= 64:
         status = _search_small(
             nh,
@@ -1210,12 +1216,8 @@ def _align(
         if status == 1:
             _fill_stats(hyp, ref, match, c_start, c_len, c_mstart, c_mlen, c_mod, w_func, out)
             return 1
-    max_cands = 0
-    for j in range(nr):
-        max_cands = max(max_cands, pos_off[j + 1] - pos_off[j])
     # Paths live in a pool of rows; lists of row ids play the role of Java's ArrayLists,
     # so a path that moves on unchanged is never copied.
-    pool = BEAM_SIZE * (max_cands + 1) + 1
     # used-word flags are bit sets (64 words per uint64)
     bw1 = max((nh + 63) >> 6, 1)
     bw2 = max((nr + 63) >> 6, 1)
