@@ -246,12 +246,10 @@ class WordIndex:
         """The words of ``text``, one per line, with the ids ``1 ..`` in line order (as
         ``WordIndex(text.split("\\n"))``, without a list of the words)."""
         index = cls([])
-        encoded = text.encode("utf-8")
-        buf = np.frombuffer(encoded, dtype=np.uint8)
-        ends = np.append(np.flatnonzero(buf == _NEWLINE), len(encoded))
+        buf, starts, ends = _line_spans(text.encode("utf-8"))
         index.n_given = ends.shape[0] + 1
         index._state[0] = index.n_given
-        index._intern(buf, np.append(0, ends[:-1] + 1), ends, np.arange(1, index.n_given, dtype=np.int64), lower=False)
+        index._intern(buf, starts, ends, np.arange(1, index.n_given, dtype=np.int64), lower=False)
         return index
 
     def __len__(self) -> int:
@@ -296,6 +294,13 @@ class WordIndex:
         ]
 
 
+def _line_spans(encoded: bytes) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``encoded`` as bytes, and the byte span of each of its lines (split at ``\\n``)."""
+    buf = np.frombuffer(encoded, dtype=np.uint8)
+    ends = np.append(np.flatnonzero(buf == _NEWLINE), len(encoded))
+    return buf, np.append(0, ends[:-1] + 1), ends
+
+
 def _spans_of(words: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The UTF-8 bytes of ``words`` joined by newlines, and each word's byte span."""
     joined = "\n".join(words)
@@ -304,8 +309,7 @@ def _spans_of(words: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[
     if len(encoded) == len(joined):  # ASCII: one byte per character
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     elif joined.count("\n") == len(words) - 1:  # no word holds a line break: the breaks end the words
-        ends = np.append(np.flatnonzero(buf == _NEWLINE), len(encoded))
-        return buf, np.append(0, ends[:-1] + 1), ends
+        return _line_spans(encoded)
     else:
         lengths = np.fromiter((len(w.encode("utf-8")) for w in words), dtype=np.int64, count=len(words))
     ends = np.cumsum(lengths + 1) - 1
