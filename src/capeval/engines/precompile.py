@@ -25,12 +25,9 @@ __all__ = ["precompile"]
 
 
 def _meteor() -> None:
-    from capeval.metrics.meteor import _batch, _convert, _firstrun, _resources
+    from capeval.metrics.meteor import _convert, _firstrun, _resources
 
-    _firstrun.compile_kernels()
-    index = _batch.WordIndex(["a", "dog"], [1, 2])
-    _batch.segment_tokens(["a dog runs", "a cat"], {}, index)
-    index.ids_of(["a", "bird"])
+    _firstrun.load_kernels()  # the word index, the input segmenting, the aligner and score functions
     _convert.parse_paraphrases(_resources.warm_paraphrase_text(), _resources.TOKEN_BITS, _resources.TOKENS_PER_WORD)
 
 
