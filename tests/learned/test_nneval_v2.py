@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 from tests.learned.toy import graded_corpus
 
-from capeval.metrics.learned.features_v2 import FEATURES, TEXT_FEATURES, text_features
+from capeval.metrics.learned import features_v2
+from capeval.metrics.learned.features_v2 import (
+    BACKGROUND_FEATURES,
+    FEATURES,
+    TEXT_FEATURES,
+    background,
+    background_features,
+    text_features,
+)
 from capeval.metrics.learned.nneval_v2 import NNEvalV2, ScorerModel, forward, load_model_v2
 from capeval.metrics.learned.training_v2 import (
     Corpus,
@@ -82,6 +90,58 @@ def test_unsupported_word_counts_and_specificity() -> None:
     # no content words: wholly unsupported; words in every item's references (IDF 0): the plain share
     assert x[2, col["n-unsup-exact"]] == 0.0 and x[2, col["idf-exact-unsup"]] == 1.0
     assert x[2, col["min-ref-support"]] == 0.0
+
+
+_DOG = ("a dog runs on the grass", "a brown dog plays on a lawn")
+_CAT = ("a cat sleeps on a bed", "a grey cat lies on a blanket")
+_BUS = ("a red bus on a street", "a bus drives down a road")
+
+
+def test_background_ranks_own_images_set_among_the_others() -> None:
+    cands = ["a dog runs on a lawn", "a cat sleeps on a blanket", "a dog runs on the grass"]
+    refs = [_DOG, _DOG, _CAT]
+    x = background_features(cands, [list(r) for r in refs])
+    col = {f: k for k, f in enumerate(BACKGROUND_FEATURES)}
+    assert x.shape == (3, len(BACKGROUND_FEATURES))
+    # The right caption beats the one other set; a caption of the other set loses to it.
+    assert x[0, col["bg-pct-tfidf"]] == 1.0 and x[0, col["bg-pct-emb"]] == 1.0
+    assert x[1, col["bg-pct-tfidf"]] == 0.0
+    # The third candidate is verbatim a reference of the dog set: that set is left out of its
+    # background, so no other set is left (0.5, 0).
+    assert list(x[2, :4]) == [0.5, 0.0, 0.5, 0.0]
+    # Genericness: the dog and cat sets share no content word.
+    assert x[0, col["bg-generic"]] == 0.0
+
+
+def test_background_percentile_counts_ties_half_and_z_score() -> None:
+    refs = [_DOG, _CAT, _BUS]
+    # No content word in any set: every similarity is 0, a tie with both other sets.
+    x = background_features(["the of a", "a dog on the grass"], [list(_DOG), list(_DOG)], background(refs))
+    assert x[0, 0] == 0.5 and x[0, 1] == 0.0
+    # Both other sets share no word with it: no spread, so z is 0.
+    assert x[1, 0] == 1.0 and x[1, 1] == 0.0
+    # Against its own set 0, the cat set 0 (a tie, half), both bus sets above it.
+    spread = background_features(["a street"], [list(_DOG)], background([_DOG, _CAT, _BUS, _BUS[:1]]))
+    assert spread[0, 0] == pytest.approx(0.5 / 3) and spread[0, 1] < 0.0
+    # A single image: no background (0.5, 0, 0.5, 0, 0).
+    one = background_features(["a dog"], [list(_DOG)])
+    assert list(one[0]) == [0.5, 0.0, 0.5, 0.0, 0.0]
+
+
+def test_background_is_shard_and_order_independent(monkeypatch: pytest.MonkeyPatch) -> None:
+    sets = [tuple(f"a {w} on a {p}" for p in ("street", "hill")) for w in ("dog", "cat", "bus", "man", "tree", "boat")]
+    cands = [f"a {w} near a street" for w in ("dog", "cat", "bus", "man", "tree", "boat")]
+    refs = [list(s) for s in sets]
+    # A background smaller than the corpus: the subset is chosen by the sets' text, not their order.
+    monkeypatch.setattr(features_v2, "MAX_BACKGROUND", 4)
+    whole = background_features(cands, refs)
+    order = [5, 3, 1, 0, 2, 4]
+    shuffled = background_features([cands[i] for i in order], [refs[i] for i in order])
+    np.testing.assert_allclose(shuffled, whole[order], rtol=0, atol=1e-12)
+    bg = background(refs)
+    assert bg.tfidf.shape[0] == 4 and bg.n_sets == 6
+    parts = [background_features(cands[a:b], refs[a:b], bg, chunk=2) for a, b in ((0, 3), (3, 6))]
+    np.testing.assert_allclose(np.vstack(parts), whole, rtol=0, atol=1e-12)
 
 
 def test_shipped_model_loads_and_matches_features() -> None:

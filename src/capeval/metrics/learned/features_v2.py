@@ -22,19 +22,29 @@ Two groups, both computed on tokenized (lower-cased PTB) items of one corpus:
   (mean IDF of its content words, number of content words, length), and how many and how
   specific the unsupported words are (log counts without an exact / a supported match, the
   largest IDF among each, the IDF-weighted share without an exact match, and the smallest share
-  of candidate words supported by a single reference).
+  of candidate words supported by a single reference);
+* **background columns** (:data:`BACKGROUND_FEATURES`, :func:`background_features`): the other
+  images of the corpus as a background. Each distinct reference set is one image; the
+  candidate's similarity to its own set is ranked among its similarities to the other sets
+  (TF-IDF cosine of content words and cosine of mean word vectors: percentile and z-score), and
+  the own set's mean TF-IDF cosine with the others says how generic the image is. A background
+  set that holds the candidate verbatim is left out for that candidate; at most
+  :data:`MAX_BACKGROUND` sets (chosen by a hash of their text) form the background.
 
 :func:`feature_matrix` returns the ``(n, n_features)`` matrix in :data:`FEATURES` order.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from capeval.metrics.base import FloatArray
 from capeval.metrics.learned._common import RegistryFeatures
@@ -43,8 +53,13 @@ __all__ = [
     "FEATURES",
     "METRIC_FEATURES",
     "METRIC_SOURCES",
+    "BACKGROUND_FEATURES",
+    "MAX_BACKGROUND",
     "TEXT_FEATURES",
+    "Background",
     "FeatureSetV2",
+    "background",
+    "background_features",
     "content_features",
     "document_frequencies",
     "text_features",
@@ -108,9 +123,18 @@ TEXT_FEATURES: tuple[str, ...] = (
 )
 #: Cosine below which a content word counts as unsupported by (or missing from) the other side.
 SUPPORT_COSINE = 0.5
-FEATURES: tuple[str, ...] = METRIC_FEATURES + TEXT_FEATURES
+#: Columns of :func:`background_features`, in column order.
+BACKGROUND_FEATURES: tuple[str, ...] = ("bg-pct-tfidf", "bg-z-tfidf", "bg-pct-emb", "bg-z-emb", "bg-generic")
+#: Largest number of reference sets in the background (larger corpora use a hashed subset).
+MAX_BACKGROUND = 1000
+#: Bound of the background z-scores (above every training value, 82): a background whose
+#: similarities barely vary would otherwise give an unbounded z.
+Z_LIMIT = 100.0
+FEATURES: tuple[str, ...] = METRIC_FEATURES + TEXT_FEATURES + BACKGROUND_FEATURES
 #: Key of the text features' corpus data in :meth:`FeatureSetV2.prepare`'s result.
 TEXT_KEY = "text-idf"
+#: Key of the background columns' corpus data in :meth:`FeatureSetV2.prepare`'s result.
+BACKGROUND_KEY = "background"
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
@@ -321,6 +345,159 @@ def content_features(
     ]
 
 
+@dataclass(frozen=True)
+class Background:
+    """The corpus' reference sets as the background of :func:`background_features`.
+
+    Attributes:
+        vocabulary: Content word -> column of the TF-IDF vectors.
+        idf: ``log(m / df)`` of each column, ``df`` counted over the ``m`` distinct reference sets.
+        tfidf: ``(b, V)`` unit-length TF-IDF vectors of the background sets (zero rows stay zero).
+        mean_vectors: ``(b, dim)`` unit-length mean word vectors of the background sets.
+        rows: Reference set (tuple of tokenized references) -> background row, for the sets in
+            the background.
+        verbatim: Tokenized reference -> background rows whose set holds it.
+        n_sets: Number of distinct reference sets in the corpus (``m``).
+    """
+
+    vocabulary: Mapping[str, int]
+    idf: npt.NDArray[np.float64]
+    tfidf: Any
+    mean_vectors: npt.NDArray[np.float64]
+    rows: Mapping[tuple[str, ...], int]
+    verbatim: Mapping[str, tuple[int, ...]]
+    n_sets: int
+
+
+def _set_order(refs: tuple[str, ...]) -> bytes:
+    return hashlib.sha256("\n".join(refs).encode("utf-8")).digest()
+
+
+def _content(tokens: Sequence[str]) -> list[str]:
+    from capeval.metrics.learned.wmd import STOP_WORDS
+
+    return [w for w in tokens if w not in STOP_WORDS]
+
+
+def _mean_vector(words: Sequence[str], index: Mapping[str, int], vectors: FloatArray) -> FloatArray:
+    rows = [index[w] for w in words if w in index]
+    if not rows:
+        return np.zeros(vectors.shape[1])
+    v = vectors[rows].mean(axis=0)
+    norm = float(np.linalg.norm(v))
+    return np.asarray(v / norm if norm > 0 else v, dtype=np.float64)
+
+
+def _tfidf_rows(docs: Sequence[Sequence[str]], bg: Background) -> Any:
+    """Unit-length TF-IDF rows (sparse) of content-word lists; words outside the vocabulary are dropped."""
+    import scipy.sparse as sp
+
+    cols = [[bg.vocabulary[w] for w in d if w in bg.vocabulary] for d in docs]
+    row = np.repeat(np.arange(len(cols)), [len(c) for c in cols])
+    col = np.fromiter((j for c in cols for j in c), dtype=np.int64, count=len(row))
+    m = sp.csr_matrix((bg.idf[col], (row, col)), shape=(len(cols), len(bg.idf)))
+    m.sum_duplicates()
+    norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+    return sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ m
+
+
+def background(references: Sequence[Sequence[str]], embeddings: Any = None) -> Background:
+    """The :class:`Background` of a corpus from its tokenized references (one list per item)."""
+    from capeval.metrics.learned.embeddings import load_embeddings
+
+    sets = list(dict.fromkeys(tuple(r) for r in references))
+    words = [[w for r in refs for w in _content(r.split())] for refs in sets]
+    df: Counter[str] = Counter()
+    for ws in words:
+        df.update(set(ws))
+    vocabulary = {w: j for j, w in enumerate(sorted(df))}
+    m = len(sets)
+    idf = np.array([math.log(m / df[w]) for w in sorted(df)], dtype=np.float64)
+    chosen = sorted(range(m), key=lambda j: _set_order(sets[j]))[:MAX_BACKGROUND] if m > MAX_BACKGROUND else range(m)
+    chosen = sorted(chosen)
+    rows = {sets[j]: b for b, j in enumerate(chosen)}
+    verbatim: dict[str, list[int]] = {}
+    for b, j in enumerate(chosen):
+        for r in dict.fromkeys(" ".join(r.split()) for r in sets[j]):
+            verbatim.setdefault(r, []).append(b)
+    emb = embeddings if embeddings is not None else load_embeddings()
+    index, vectors = emb.index(), np.asarray(emb.vectors, dtype=np.float64)
+    partial = Background(vocabulary, idf, None, np.zeros((0, vectors.shape[1])), rows, {}, m)
+    tfidf = _tfidf_rows([words[j] for j in chosen], partial)
+    mean_vectors = np.array([_mean_vector(words[j], index, vectors) for j in chosen]).reshape(len(chosen), -1)
+    frozen = {r: tuple(b) for r, b in verbatim.items()}
+    return Background(vocabulary, idf, tfidf.tocsr(), mean_vectors, rows, frozen, m)
+
+
+def _contrast(own: FloatArray, sims: FloatArray, keep: npt.NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
+    """Percentile (ties half) and z-score of ``own`` among each row's kept ``sims``; 0.5 and 0 when none is kept."""
+    k = keep.sum(axis=1)
+    below = ((sims < own[:, None]) & keep).sum(axis=1)
+    ties = ((sims == own[:, None]) & keep).sum(axis=1)
+    pct = np.where(k > 0, (below + 0.5 * ties) / np.maximum(k, 1), 0.5)
+    kept = np.where(keep, sims, 0.0)
+    mean = kept.sum(axis=1) / np.maximum(k, 1)
+    sd = np.sqrt(np.maximum((kept**2).sum(axis=1) / np.maximum(k, 1) - mean**2, 0.0))
+    z = np.where((k > 0) & (sd > 1e-12), (own - mean) / np.maximum(sd, 1e-12), 0.0)
+    return pct, np.clip(z, -Z_LIMIT, Z_LIMIT)
+
+
+def background_features(
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    bg: Background | None = None,
+    embeddings: Any = None,
+    *,
+    chunk: int = 2048,
+) -> FloatArray:
+    """``(n, len(BACKGROUND_FEATURES))`` background columns of tokenized items.
+
+    Args:
+        candidates: Tokenized candidates.
+        references: Tokenized references of each candidate.
+        bg: :func:`background` of the whole corpus (default: of these references), so that
+            shards score as the whole corpus does.
+        embeddings: Word vectors (default: the shipped COCO vectors).
+        chunk: Items per block of the similarity matrices.
+    """
+    from capeval.metrics.learned.embeddings import load_embeddings
+
+    emb = embeddings if embeddings is not None else load_embeddings()
+    index, vectors = emb.index(), np.asarray(emb.vectors, dtype=np.float64)
+    bg = bg if bg is not None else background(references, emb)
+    out = np.zeros((len(candidates), len(BACKGROUND_FEATURES)))
+    n_bg = bg.tfidf.shape[0]
+    for start in range(0, len(candidates), chunk):
+        cands = [c.split() for c in candidates[start : start + chunk]]
+        refs = [tuple(r) for r in references[start : start + chunk]]
+        cwords = [_content(c) for c in cands]
+        owords = [[w for r in rs for w in _content(r.split())] for rs in refs]
+        keep = np.ones((len(cands), n_bg), dtype=bool)
+        for i, (c, rs) in enumerate(zip(candidates[start : start + chunk], refs, strict=True)):
+            if rs in bg.rows:
+                keep[i, bg.rows[rs]] = False
+            keep[i, list(bg.verbatim.get(" ".join(c.split()), ()))] = False
+        ct, ot = _tfidf_rows(cwords, bg), _tfidf_rows(owords, bg)
+        sims = (ct @ bg.tfidf.T).toarray()
+        own = np.asarray(ct.multiply(ot).sum(axis=1)).ravel()
+        p1, z1 = _contrast(own, sims, keep)
+        cv = np.array([_mean_vector(w, index, vectors) for w in cwords]).reshape(len(cands), -1)
+        ov = np.array([_mean_vector(w, index, vectors) for w in owords]).reshape(len(cands), -1)
+        # One product per row, so that a row's values do not depend on the block it is in.
+        emb_sims = np.array([bg.mean_vectors @ v for v in cv]).reshape(len(cands), n_bg)
+        p2, z2 = _contrast((cv * ov).sum(axis=1), emb_sims, keep)
+        # Genericness: the own set against the other background sets (never against itself).
+        not_own = np.ones_like(keep)
+        for i, rs in enumerate(refs):
+            if rs in bg.rows:
+                not_own[i, bg.rows[rs]] = False
+        gen_sims = (ot @ bg.tfidf.T).toarray()
+        n_other = not_own.sum(axis=1)
+        generic = np.where(n_other > 0, np.where(not_own, gen_sims, 0.0).sum(axis=1) / np.maximum(n_other, 1), 0.0)
+        out[start : start + len(cands)] = np.column_stack([p1, z1, p2, z2, generic])
+    return out
+
+
 class FeatureSetV2(RegistryFeatures):
     """The metrics behind ``nneval-v2``'s features (built lazily, default options).
 
@@ -334,12 +511,15 @@ class FeatureSetV2(RegistryFeatures):
 
     def fingerprint(self) -> str:
         """Short hash of the feature metrics' configuration (values of their signature fields)."""
-        return self._fingerprint(["text:" + ",".join(TEXT_FEATURES)])
+        return self._fingerprint(
+            ["text:" + ",".join(TEXT_FEATURES), f"background:{','.join(BACKGROUND_FEATURES)}:{MAX_BACKGROUND}"]
+        )
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
-        """Each feature metric's corpus-level reference data, and the IDF features' frequencies."""
+        """Each feature metric's corpus-level reference data, the IDF features' frequencies and the background."""
         out = self._metric_prepare(references)
         out[TEXT_KEY] = document_frequencies(references)
+        out[BACKGROUND_KEY] = background(references, getattr(self.metric("wmd"), "embeddings", None))
         return out
 
     def metric_columns(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> FloatArray:
@@ -360,9 +540,10 @@ class FeatureSetV2(RegistryFeatures):
         references: Sequence[Sequence[str]],
         prepared: Mapping[str, Any] | None,
     ) -> FloatArray:
-        """Metric columns (NaN as 0), then :func:`text_features`."""
+        """Metric columns (NaN as 0), then :func:`text_features` and :func:`background_features`."""
         metric = self._metric_matrix(columns, len(candidates))
-        wmd = self.metric("wmd")
+        embeddings = getattr(self.metric("wmd"), "embeddings", None)
         frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
-        text = text_features(candidates, references, getattr(wmd, "embeddings", None), frequencies)
-        return np.hstack([metric, text])
+        bg = prepared.get(BACKGROUND_KEY) if prepared is not None else None
+        text = text_features(candidates, references, embeddings, frequencies)
+        return np.hstack([metric, text, background_features(candidates, references, bg, embeddings)])

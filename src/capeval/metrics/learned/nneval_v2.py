@@ -2,8 +2,9 @@
 
 The score of a caption is a small network over the features of
 :mod:`capeval.metrics.learned.features_v2` (classic metrics with their precision/recall and
-SPICE category parts, n-gram informativeness, reference consensus, length ratio and soft
-matching with COCO word vectors): standardised inputs -> one layer of ``tanh`` units -> one
+SPICE category parts, n-gram informativeness, reference consensus, length ratio, soft
+matching with COCO word vectors, and how the candidate's own references rank among the
+corpus' other reference sets): standardised inputs -> one layer of ``tanh`` units -> one
 output, blended (when the model has them) with boosted trees on the same features
 (:mod:`capeval.metrics.learned.trees`), mapped to 0..1 by a logistic function. It is trained
 on graded ratings, yes-fractions and pairwise preferences together
