@@ -388,14 +388,14 @@ def _mean_vector(words: Sequence[str], index: Mapping[str, int], vectors: FloatA
     return np.asarray(v / norm if norm > 0 else v, dtype=np.float64)
 
 
-def _tfidf_rows(docs: Sequence[Sequence[str]], bg: Background) -> Any:
+def _tfidf_rows(docs: Sequence[Sequence[str]], vocabulary: Mapping[str, int], idf: FloatArray) -> Any:
     """Unit-length TF-IDF rows (sparse) of content-word lists; words outside the vocabulary are dropped."""
     import scipy.sparse as sp
 
-    cols = [[bg.vocabulary[w] for w in d if w in bg.vocabulary] for d in docs]
+    cols = [[vocabulary[w] for w in d if w in vocabulary] for d in docs]
     row = np.repeat(np.arange(len(cols)), [len(c) for c in cols])
     col = np.fromiter((j for c in cols for j in c), dtype=np.int64, count=len(row))
-    m = sp.csr_matrix((bg.idf[col], (row, col)), shape=(len(cols), len(bg.idf)))
+    m = sp.csr_matrix((idf[col], (row, col)), shape=(len(cols), len(idf)))
     m.sum_duplicates()
     norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
     return sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ m
@@ -413,8 +413,9 @@ def background(references: Sequence[Sequence[str]], embeddings: Any = None) -> B
     vocabulary = {w: j for j, w in enumerate(sorted(df))}
     m = len(sets)
     idf = np.array([math.log(m / df[w]) for w in sorted(df)], dtype=np.float64)
-    chosen = sorted(range(m), key=lambda j: _set_order(sets[j]))[:MAX_BACKGROUND] if m > MAX_BACKGROUND else range(m)
-    chosen = sorted(chosen)
+    chosen = list(range(m))
+    if m > MAX_BACKGROUND:
+        chosen = sorted(sorted(chosen, key=lambda j: _set_order(sets[j]))[:MAX_BACKGROUND])
     rows = {sets[j]: b for b, j in enumerate(chosen)}
     verbatim: dict[str, list[int]] = {}
     for b, j in enumerate(chosen):
@@ -422,11 +423,9 @@ def background(references: Sequence[Sequence[str]], embeddings: Any = None) -> B
             verbatim.setdefault(r, []).append(b)
     emb = embeddings if embeddings is not None else load_embeddings()
     index, vectors = emb.index(), np.asarray(emb.vectors, dtype=np.float64)
-    partial = Background(vocabulary, idf, None, np.zeros((0, vectors.shape[1])), rows, {}, m)
-    tfidf = _tfidf_rows([words[j] for j in chosen], partial)
+    tfidf = _tfidf_rows([words[j] for j in chosen], vocabulary, idf).tocsr()
     mean_vectors = np.array([_mean_vector(words[j], index, vectors) for j in chosen]).reshape(len(chosen), -1)
-    frozen = {r: tuple(b) for r, b in verbatim.items()}
-    return Background(vocabulary, idf, tfidf.tocsr(), mean_vectors, rows, frozen, m)
+    return Background(vocabulary, idf, tfidf, mean_vectors, rows, {r: tuple(b) for r, b in verbatim.items()}, m)
 
 
 def _contrast(own: FloatArray, sims: FloatArray, keep: npt.NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
@@ -472,12 +471,15 @@ def background_features(
         refs = [tuple(r) for r in references[start : start + chunk]]
         cwords = [_content(c) for c in cands]
         owords = [[w for r in rs for w in _content(r.split())] for rs in refs]
-        keep = np.ones((len(cands), n_bg), dtype=bool)
-        for i, (c, rs) in enumerate(zip(candidates[start : start + chunk], refs, strict=True)):
-            if rs in bg.rows:
-                keep[i, bg.rows[rs]] = False
-            keep[i, list(bg.verbatim.get(" ".join(c.split()), ()))] = False
-        ct, ot = _tfidf_rows(cwords, bg), _tfidf_rows(owords, bg)
+        # The own set (when it is in the background) is never compared with itself.
+        own_row = np.array([bg.rows.get(rs, -1) for rs in refs], dtype=np.int64)
+        not_own = np.ones((len(cands), n_bg), dtype=bool)
+        in_bg = np.flatnonzero(own_row >= 0)
+        not_own[in_bg, own_row[in_bg]] = False
+        keep = not_own.copy()
+        for i, c in enumerate(cands):
+            keep[i, list(bg.verbatim.get(" ".join(c), ()))] = False
+        ct, ot = _tfidf_rows(cwords, bg.vocabulary, bg.idf), _tfidf_rows(owords, bg.vocabulary, bg.idf)
         sims = (ct @ bg.tfidf.T).toarray()
         own = np.asarray(ct.multiply(ot).sum(axis=1)).ravel()
         p1, z1 = _contrast(own, sims, keep)
@@ -486,11 +488,7 @@ def background_features(
         # One product per row, so that a row's values do not depend on the block it is in.
         emb_sims = np.array([bg.mean_vectors @ v for v in cv]).reshape(len(cands), n_bg)
         p2, z2 = _contrast((cv * ov).sum(axis=1), emb_sims, keep)
-        # Genericness: the own set against the other background sets (never against itself).
-        not_own = np.ones_like(keep)
-        for i, rs in enumerate(refs):
-            if rs in bg.rows:
-                not_own[i, bg.rows[rs]] = False
+        # Genericness: the own set against the other background sets.
         gen_sims = (ot @ bg.tfidf.T).toarray()
         n_other = not_own.sum(axis=1)
         generic = np.where(n_other > 0, np.where(not_own, gen_sims, 0.0).sum(axis=1) / np.maximum(n_other, 1), 0.0)
