@@ -134,14 +134,68 @@ def test_background_is_shard_and_order_independent(monkeypatch: pytest.MonkeyPat
     refs = [list(s) for s in sets]
     # A background smaller than the corpus: the subset is chosen by the sets' text, not their order.
     monkeypatch.setattr(features_v2, "MAX_BACKGROUND", 4)
-    whole = background_features(cands, refs)
-    order = [5, 3, 1, 0, 2, 4]
-    shuffled = background_features([cands[i] for i in order], [refs[i] for i in order])
-    np.testing.assert_allclose(shuffled, whole[order], rtol=0, atol=1e-12)
-    bg = background(refs)
-    assert bg.tfidf.shape[0] == 4 and bg.n_sets == 6
-    parts = [background_features(cands[a:b], refs[a:b], bg, chunk=2) for a, b in ((0, 3), (3, 6))]
-    np.testing.assert_allclose(np.vstack(parts), whole, rtol=0, atol=1e-12)
+    for limit in (4, 1000):
+        monkeypatch.setattr(features_v2, "MAX_BACKGROUND", limit)
+        whole = background_features(cands, refs)
+        order = [5, 3, 1, 0, 2, 4]
+        shuffled = background_features([cands[i] for i in order], [refs[i] for i in order])
+        assert np.array_equal(shuffled, whole[order])
+        bg = background(refs)
+        assert bg.tfidf.shape[0] == min(limit, 6) and bg.n_sets == 6
+        parts = [background_features(cands[a:b], refs[a:b], bg, chunk=2) for a, b in ((0, 3), (3, 6))]
+        assert np.array_equal(np.vstack(parts), whole)
+        assert np.array_equal(background_features(cands, refs, chunk=1), whole)
+
+
+def test_background_of_an_empty_corpus() -> None:
+    bg = background([])
+    assert bg.n_sets == 0 and bg.tfidf.shape[0] == 0 and bg.mean_vectors.shape[0] == 0
+    assert background_features([], [], bg).shape == (0, len(BACKGROUND_FEATURES))
+    # Items scored against an empty background (a shard given no corpus data) get the defaults.
+    assert list(background_features(["a dog"], [list(_DOG)], bg)[0, :4]) == [0.5, 0.0, 0.5, 0.0]
+
+
+def test_background_same_text_ties_and_no_spread() -> None:
+    col = {f: k for k, f in enumerate(BACKGROUND_FEATURES)}
+    # Another image with the same references in another order: its similarities equal the own
+    # set's up to rounding, so it is a tie (half) in both percentiles.
+    x = background_features(["a brown dog on a lawn"], [list(_DOG)], background([_DOG, _DOG[::-1]]))
+    assert x[0, col["bg-pct-tfidf"]] == 0.5 and x[0, col["bg-pct-emb"]] == 0.5
+    assert x[0, col["bg-z-tfidf"]] == 0.0 and x[0, col["bg-z-emb"]] == 0.0
+    # Seven other images with the same words: no spread, z 0 (not the bound).
+    same = [tuple(f"{'a ' * k}cat on a bed" for _ in range(2)) for k in range(1, 8)]
+    x = background_features(["a dog on a bed"], [list(_DOG)], background([_DOG, *same]))
+    assert x[0, col["bg-z-tfidf"]] == 0.0 and x[0, col["bg-z-emb"]] == 0.0
+
+
+def test_background_z_is_bounded() -> None:
+    from capeval.metrics.learned.features_v2 import Z_LIMIT, _contrast
+
+    sims = np.zeros((1, 1000))
+    sims[0, 0] = 1e-3
+    pct, z = _contrast(np.array([1.0]), sims, np.ones((1, 1000), dtype=bool))
+    assert pct[0] == 1.0 and z[0] == Z_LIMIT
+
+
+def test_background_verbatim_exclusion_leaves_genericness() -> None:
+    col = {f: k for k, f in enumerate(BACKGROUND_FEATURES)}
+    refs = [("a dog on grass",), ("a dog on a bed", "a cat"), ("a bird", "a cat")]
+    # "a cat" is a reference of both other images: both are left out of its comparisons, but the
+    # own image's genericness is about its references and still uses every other image.
+    x = background_features(["a cat"], [list(refs[0])], background(refs))
+    assert list(x[0, :4]) == [0.5, 0.0, 0.5, 0.0]
+    assert x[0, col["bg-generic"]] > 0.0
+
+
+@needs_all_features
+def test_small_corpus_is_warned_and_empty_corpus_prepares(caplog: pytest.LogCaptureFixture) -> None:
+    metric = NNEvalV2(tokenizer="none", feature_options={"spice": {"cache": False}})
+    with caplog.at_level("WARNING", logger="capeval"):
+        metric.prepare([])
+    assert "nneval-v2" not in caplog.text
+    with caplog.at_level("WARNING", logger="capeval"):
+        metric.prepare([list(_DOG), list(_CAT), list(_DOG)])
+    assert "the corpus has 2 image(s)" in caplog.text
 
 
 def test_shipped_model_loads_and_matches_features() -> None:

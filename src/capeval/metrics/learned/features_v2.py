@@ -28,8 +28,9 @@ Two groups, both computed on tokenized (lower-cased PTB) items of one corpus:
   candidate's similarity to its own set is ranked among its similarities to the other sets
   (TF-IDF cosine of content words and cosine of mean word vectors: percentile and z-score), and
   the own set's mean TF-IDF cosine with the others says how generic the image is. A background
-  set that holds the candidate verbatim is left out for that candidate; at most
-  :data:`MAX_BACKGROUND` sets (chosen by a hash of their text) form the background.
+  set that holds the candidate verbatim is left out of that candidate's comparisons (not of
+  the genericness); at most :data:`MAX_BACKGROUND` sets (chosen and ordered by a hash of their
+  text, so no value depends on the items' order) form the background.
 
 :func:`feature_matrix` returns the ``(n, n_features)`` matrix in :data:`FEATURES` order.
 """
@@ -130,6 +131,8 @@ MAX_BACKGROUND = 1000
 #: Bound of the background z-scores (above every training value, 82): a background whose
 #: similarities barely vary would otherwise give an unbounded z.
 Z_LIMIT = 100.0
+#: Similarities closer than this are ties (the same text, summed in another order).
+TIE = 1e-9
 FEATURES: tuple[str, ...] = METRIC_FEATURES + TEXT_FEATURES + BACKGROUND_FEATURES
 #: Key of the text features' corpus data in :meth:`FeatureSetV2.prepare`'s result.
 TEXT_KEY = "text-idf"
@@ -352,8 +355,10 @@ class Background:
     Attributes:
         vocabulary: Content word -> column of the TF-IDF vectors.
         idf: ``log(m / df)`` of each column, ``df`` counted over the ``m`` distinct reference sets.
-        tfidf: ``(b, V)`` unit-length TF-IDF vectors of the background sets (zero rows stay zero).
-        mean_vectors: ``(b, dim)`` unit-length mean word vectors of the background sets.
+        tfidf: ``(b, V)`` unit-length TF-IDF vectors of the background sets (zero rows stay
+            zero), in the order of the SHA-256 of the sets' text.
+        mean_vectors: ``(b, dim)`` unit-length mean word vectors of the background sets (zero
+            for a set without a word in the vectors).
         rows: Reference set (tuple of tokenized references) -> background row, for the sets in
             the background.
         verbatim: Tokenized reference -> background rows whose set holds it.
@@ -406,38 +411,45 @@ def background(references: Sequence[Sequence[str]], embeddings: Any = None) -> B
     from capeval.metrics.learned.embeddings import load_embeddings
 
     sets = list(dict.fromkeys(tuple(r) for r in references))
-    words = [[w for r in refs for w in _content(r.split())] for refs in sets]
-    df: Counter[str] = Counter()
-    for ws in words:
-        df.update(set(ws))
-    vocabulary = {w: j for j, w in enumerate(sorted(df))}
     m = len(sets)
+    # Rows in the order of the sets' hashes: neither the choice nor any sum over the rows
+    # depends on the order of the items.
+    chosen = sorted(sets, key=_set_order)[:MAX_BACKGROUND]
+    words = {s: [w for r in s for w in _content(r.split())] for s in chosen}
+    df: Counter[str] = Counter()
+    for s in sets:
+        df.update({w for r in s for w in _content(r.split())})
+    vocabulary = {w: j for j, w in enumerate(sorted(df))}
     idf = np.array([math.log(m / df[w]) for w in sorted(df)], dtype=np.float64)
-    chosen = list(range(m))
-    if m > MAX_BACKGROUND:
-        chosen = sorted(sorted(chosen, key=lambda j: _set_order(sets[j]))[:MAX_BACKGROUND])
-    rows = {sets[j]: b for b, j in enumerate(chosen)}
+    rows = {s: b for b, s in enumerate(chosen)}
     verbatim: dict[str, list[int]] = {}
-    for b, j in enumerate(chosen):
-        for r in dict.fromkeys(" ".join(r.split()) for r in sets[j]):
+    for b, s in enumerate(chosen):
+        for r in dict.fromkeys(" ".join(r.split()) for r in s):
             verbatim.setdefault(r, []).append(b)
     emb = embeddings if embeddings is not None else load_embeddings()
     index, vectors = emb.index(), np.asarray(emb.vectors, dtype=np.float64)
-    tfidf = _tfidf_rows([words[j] for j in chosen], vocabulary, idf).tocsr()
-    mean_vectors = np.array([_mean_vector(words[j], index, vectors) for j in chosen]).reshape(len(chosen), -1)
+    tfidf = _tfidf_rows([words[s] for s in chosen], vocabulary, idf).tocsr()
+    mean_vectors = np.array([_mean_vector(words[s], index, vectors) for s in chosen]).reshape(
+        len(chosen), vectors.shape[1]
+    )
     return Background(vocabulary, idf, tfidf, mean_vectors, rows, {r: tuple(b) for r, b in verbatim.items()}, m)
 
 
 def _contrast(own: FloatArray, sims: FloatArray, keep: npt.NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
-    """Percentile (ties half) and z-score of ``own`` among each row's kept ``sims``; 0.5 and 0 when none is kept."""
+    """Percentile and z-score of ``own`` among each row's kept ``sims``; 0.5 and 0 when none is kept.
+
+    Similarities within :data:`TIE` of ``own`` are ties (counted half): the same text gives the
+    same similarity up to rounding. A spread (standard deviation) below :data:`TIE` gives z 0.
+    """
     k = keep.sum(axis=1)
-    below = ((sims < own[:, None]) & keep).sum(axis=1)
-    ties = ((sims == own[:, None]) & keep).sum(axis=1)
+    diff = sims - own[:, None]
+    below = ((diff < -TIE) & keep).sum(axis=1)
+    ties = ((np.abs(diff) <= TIE) & keep).sum(axis=1)
     pct = np.where(k > 0, (below + 0.5 * ties) / np.maximum(k, 1), 0.5)
-    kept = np.where(keep, sims, 0.0)
-    mean = kept.sum(axis=1) / np.maximum(k, 1)
-    sd = np.sqrt(np.maximum((kept**2).sum(axis=1) / np.maximum(k, 1) - mean**2, 0.0))
-    z = np.where((k > 0) & (sd > 1e-12), (own - mean) / np.maximum(sd, 1e-12), 0.0)
+    n = np.maximum(k, 1)
+    mean = np.where(keep, sims, 0.0).sum(axis=1) / n
+    sd = np.sqrt(np.where(keep, (sims - mean[:, None]) ** 2, 0.0).sum(axis=1) / n)
+    z = np.where((k > 0) & (sd > TIE), (own - mean) / np.maximum(sd, TIE), 0.0)
     return pct, np.clip(z, -Z_LIMIT, Z_LIMIT)
 
 

@@ -17,6 +17,7 @@ Statistics row per item: ``[item_score, 1]``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,13 @@ from capeval.metrics.learned._common import (
 from capeval.metrics.learned.trees import TreeEnsemble
 from capeval.tokenizers.base import Tokenizer
 
-__all__ = ["DEFAULT_MODEL_V2", "NNEvalV2", "ScorerModel", "load_model_v2"]
+__all__ = ["DEFAULT_MODEL_V2", "SMALL_CORPUS", "NNEvalV2", "ScorerModel", "load_model_v2"]
+
+log = logging.getLogger("capeval")
+
+#: Below this many images (distinct reference sets) in a corpus a warning says the background
+#: columns are less reliable (model card: Limitations).
+SMALL_CORPUS = 50
 
 
 #: File name of the shipped model inside ``capeval/data/learned``.
@@ -203,8 +210,21 @@ class NNEvalV2(MeanMetric):
         self._checked = False
 
     def prepare(self, references: Sequence[Sequence[str]]) -> dict[str, Any]:
-        """The feature metrics' corpus-level reference data."""
-        return self.feature_set.prepare(references)
+        """The feature metrics' corpus-level reference data (a logged warning for a small corpus)."""
+        from capeval.metrics.learned.features_v2 import BACKGROUND_KEY
+
+        prepared = self.feature_set.prepare(references)
+        n_sets = prepared[BACKGROUND_KEY].n_sets
+        if 0 < n_sets < SMALL_CORPUS:
+            log.warning(
+                "nneval-v2: the corpus has %d image(s) (distinct reference sets); part of its features rank "
+                "each caption's references among the corpus' other images, and with fewer than %d images "
+                "its scores are less reliable: score a whole system output at once "
+                "(docs/metrics/nneval-v2.md, Limitations)",
+                n_sets,
+                SMALL_CORPUS,
+            )
+        return prepared
 
     def item_values(self, candidates: Sequence[str], references: Sequence[Sequence[str]], prepared: Any) -> FloatArray:
         """Score of each tokenized item; a candidate with no tokens scores 0 (the lowest score).
