@@ -62,6 +62,7 @@ __all__ = [
     "background",
     "background_features",
     "content_features",
+    "derived_columns",
     "document_frequencies",
     "text_features",
 ]
@@ -262,10 +263,8 @@ def content_features(
         vectors: Word vectors.
         idf: Function word -> inverse document frequency.
     """
-    from capeval.metrics.learned.wmd import STOP_WORDS
-
-    ct = [w for w in candidate if w not in STOP_WORDS]
-    rts = [[w for w in r if w not in STOP_WORDS] for r in references]
+    ct = _content(candidate)
+    rts = [_content(r) for r in references]
     ref_words = {w for r in rts for w in r}
     unsup_exact = [w for w in ct if w not in ref_words]
     # Words without a supported match (words outside the vectors never have one).
@@ -415,13 +414,17 @@ def background(references: Sequence[Sequence[str]], embeddings: Any = None) -> B
     # Rows in the order of the sets' hashes: neither the choice nor any sum over the rows
     # depends on the order of the items.
     chosen = sorted(sets, key=_set_order)[:MAX_BACKGROUND]
-    words = {s: [w for r in s for w in _content(r.split())] for s in chosen}
+    rows = {s: b for b, s in enumerate(chosen)}
+    words: dict[tuple[str, ...], list[str]] = {}
     df: Counter[str] = Counter()
     for s in sets:
-        df.update({w for r in s for w in _content(r.split())})
-    vocabulary = {w: j for j, w in enumerate(sorted(df))}
-    idf = np.array([math.log(m / df[w]) for w in sorted(df)], dtype=np.float64)
-    rows = {s: b for b, s in enumerate(chosen)}
+        content = [w for r in s for w in _content(r.split())]
+        df.update(set(content))
+        if s in rows:
+            words[s] = content
+    ordered = sorted(df)
+    vocabulary = {w: j for j, w in enumerate(ordered)}
+    idf = np.array([math.log(m / df[w]) for w in ordered], dtype=np.float64)
     verbatim: dict[str, list[int]] = {}
     for b, s in enumerate(chosen):
         for r in dict.fromkeys(" ".join(r.split()) for r in s):
@@ -480,23 +483,27 @@ def background_features(
     n_bg = bg.tfidf.shape[0]
     for start in range(0, len(candidates), chunk):
         cands = [c.split() for c in candidates[start : start + chunk]]
-        refs = [tuple(r) for r in references[start : start + chunk]]
+        # Each distinct own set of the block is prepared once (items of one image share it).
+        sets = [tuple(r) for r in references[start : start + chunk]]
+        distinct = list(dict.fromkeys(sets))
+        position = {s: i for i, s in enumerate(distinct)}
+        of_item = np.array([position[s] for s in sets], dtype=np.int64)
         cwords = [_content(c) for c in cands]
-        owords = [[w for r in rs for w in _content(r.split())] for rs in refs]
+        owords = [[w for r in rs for w in _content(r.split())] for rs in distinct]
         # The own set (when it is in the background) is never compared with itself.
-        own_row = np.array([bg.rows.get(rs, -1) for rs in refs], dtype=np.int64)
+        own_row = np.array([bg.rows.get(rs, -1) for rs in distinct], dtype=np.int64)[of_item]
         not_own = np.ones((len(cands), n_bg), dtype=bool)
         in_bg = np.flatnonzero(own_row >= 0)
         not_own[in_bg, own_row[in_bg]] = False
         keep = not_own.copy()
         for i, c in enumerate(cands):
             keep[i, list(bg.verbatim.get(" ".join(c), ()))] = False
-        ct, ot = _tfidf_rows(cwords, bg.vocabulary, bg.idf), _tfidf_rows(owords, bg.vocabulary, bg.idf)
+        ct, ot = _tfidf_rows(cwords, bg.vocabulary, bg.idf), _tfidf_rows(owords, bg.vocabulary, bg.idf)[of_item]
         sims = (ct @ bg.tfidf.T).toarray()
         own = np.asarray(ct.multiply(ot).sum(axis=1)).ravel()
         p1, z1 = _contrast(own, sims, keep)
         cv = np.array([_mean_vector(w, index, vectors) for w in cwords]).reshape(len(cands), -1)
-        ov = np.array([_mean_vector(w, index, vectors) for w in owords]).reshape(len(cands), -1)
+        ov = np.array([_mean_vector(w, index, vectors) for w in owords]).reshape(len(distinct), -1)[of_item]
         # One product per row, so that a row's values do not depend on the block it is in.
         emb_sims = np.array([bg.mean_vectors @ v for v in cv]).reshape(len(cands), n_bg)
         p2, z2 = _contrast((cv * ov).sum(axis=1), emb_sims, keep)
@@ -506,6 +513,26 @@ def background_features(
         generic = np.where(n_other > 0, np.where(not_own, gen_sims, 0.0).sum(axis=1) / np.maximum(n_other, 1), 0.0)
         out[start : start + len(cands)] = np.column_stack([p1, z1, p2, z2, generic])
     return out
+
+
+def derived_columns(
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    embeddings: Any = None,
+    prepared: Mapping[str, Any] | None = None,
+) -> FloatArray:
+    """The columns after the metric features: :func:`text_features`, then :func:`background_features`.
+
+    Args:
+        candidates: Tokenized candidates.
+        references: Tokenized references of each candidate.
+        embeddings: Word vectors (default: the shipped COCO vectors).
+        prepared: :meth:`FeatureSetV2.prepare` of the whole corpus (default: these items are the corpus).
+    """
+    frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
+    bg = prepared.get(BACKGROUND_KEY) if prepared is not None else None
+    text = text_features(candidates, references, embeddings, frequencies)
+    return np.hstack([text, background_features(candidates, references, bg, embeddings)])
 
 
 class FeatureSetV2(RegistryFeatures):
@@ -553,7 +580,4 @@ class FeatureSetV2(RegistryFeatures):
         """Metric columns (NaN as 0), then :func:`text_features` and :func:`background_features`."""
         metric = self._metric_matrix(columns, len(candidates))
         embeddings = getattr(self.metric("wmd"), "embeddings", None)
-        frequencies = prepared.get(TEXT_KEY) if prepared is not None else None
-        bg = prepared.get(BACKGROUND_KEY) if prepared is not None else None
-        text = text_features(candidates, references, embeddings, frequencies)
-        return np.hstack([metric, text, background_features(candidates, references, bg, embeddings)])
+        return np.hstack([metric, derived_columns(candidates, references, embeddings, prepared)])

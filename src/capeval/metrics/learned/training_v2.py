@@ -263,7 +263,7 @@ def load_corpora(data_dir: Path, coco_source: Path | None, *, seed: int = DEFAUL
 
 def corpus_matrix(corpus: Corpus, cache_dir: Path | None, *, tokenizer: str = "ptb") -> np.ndarray:
     """Feature matrix of a corpus (one CIDEr-D corpus; THumB per system), cached by content."""
-    from capeval.metrics.learned.features_v2 import FeatureSetV2, background_features, text_features
+    from capeval.metrics.learned.features_v2 import FeatureSetV2, derived_columns
     from capeval.metrics.learned.training import tokenize_corpus
 
     fs = FeatureSetV2(tokenizer="none")
@@ -291,9 +291,7 @@ def corpus_matrix(corpus: Corpus, cache_dir: Path | None, *, tokenizer: str = "p
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 np.save(path, metric)
-        text = text_features(tok.candidates, tok.references)
-        bg = background_features(tok.candidates, tok.references)
-        block = np.hstack([np.nan_to_num(metric, nan=0.0), text, bg])
+        block = np.hstack([np.nan_to_num(metric, nan=0.0), derived_columns(tok.candidates, tok.references)])
         if out is None:
             out = np.zeros((len(corpus.candidates), block.shape[1]))
         out[idx] = block
