@@ -7,7 +7,7 @@ For each caption the pipeline gives what the official one gives (the schema of t
      "sentences": [{"tokens": [["A", "DT", "a"], ["dog", "NN", "dog"], ["runs", "VBZ", "run"], [".", ".", "."]],
                     "tree": "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ runs)) (. .)))",
                     "basic": [["det", 2, 1], ["nsubj", 3, 2], ["punct", 3, 4], ["root", 0, 3]],
-                    "ccprocessed": [...]}]}
+                    "ccprocessed": [["det", 2, 1], ["nsubj", 3, 2], ["punct", 3, 4], ["root", 0, 3]]}]}
 
 The stages:
 
