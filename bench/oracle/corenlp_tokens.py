@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 from .official import OracleUnavailable, oracle_dir
-from .spice_full import spice_full_dir
+from .spice_full import cached_json_lines, spice_full_dir
 
 __all__ = ["run_tokens"]
 
@@ -66,17 +66,11 @@ def run_tokens(captions: list[str], *, timeout: float = 3600) -> list[list[list[
     digest = hashlib.sha256(blob + _SOURCE.read_bytes()).hexdigest()[:16]
     cache = oracle_dir() / "cache"
     cache.mkdir(parents=True, exist_ok=True)
-    out_path = cache / f"tokens-{digest}.json"
-    if not out_path.exists():
-        classes = _classes()
-        command = ["java", "-Xmx2G", "-cp", f"{_classpath()}{os.pathsep}{classes}", "CoreNLPTokens"]
-        done = subprocess.run(command, input=blob, check=True, capture_output=True, timeout=timeout)
-        lines = done.stdout.decode("utf-8").splitlines()
-        if len(lines) != len(captions):
-            raise OracleUnavailable(f"the tokens harness wrote {len(lines)} lines for {len(captions)} captions")
-        tmp = out_path.with_name(f"{out_path.name}.tmp{os.getpid()}")
-        tmp.write_text("[" + ",\n".join(lines) + "]", encoding="utf-8")
-        os.replace(tmp, out_path)
-    with open(out_path, encoding="utf-8") as fh:
-        result: list[list[list[str]]] = json.load(fh)
+
+    def command() -> list[str]:
+        return ["java", "-Xmx2G", "-cp", f"{_classpath()}{os.pathsep}{_classes()}", "CoreNLPTokens"]
+
+    result: list[list[list[str]]] = cached_json_lines(
+        cache / f"tokens-{digest}.json", command, blob, len(captions), timeout
+    )
     return result
