@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,19 +115,34 @@ def run_stages(captions: list[str], *, threads: int = 1, timeout: float = 7200) 
         if "\n" in text or "\r" in text:
             raise ValueError(f"the stages harness reads one caption per line: {text!r}")
     blob = "".join(f"{text}\n" for text in captions).encode("utf-8")
-    out_path = _cache_path("stages", blob)
-    if not out_path.exists():
+
+    def command() -> list[str]:
         target = spice_full_dir()
-        command = ["java", "-Xmx6G", "-cp", f"{_classpath(target)}{os.pathsep}{target / 'classes'}", "SpiceStages"]
-        done = subprocess.run([*command, str(threads)], input=blob, check=True, capture_output=True, timeout=timeout)
+        classpath = f"{_classpath(target)}{os.pathsep}{target / 'classes'}"
+        return ["java", "-Xmx6G", "-cp", classpath, "SpiceStages", str(threads)]
+
+    result: list[dict[str, Any]] = cached_json_lines(_cache_path("stages", blob), command, blob, len(captions), timeout)
+    return result
+
+
+def cached_json_lines(
+    out_path: Path, command: Callable[[], list[str]], blob: bytes, count: int, timeout: float
+) -> list[Any]:
+    """The JSON lines a harness prints for ``blob`` on its standard input, kept at ``out_path``.
+
+    ``command()`` (called only when nothing is kept yet) gives the harness's command line; it must
+    print ``count`` lines.
+    """
+    if not out_path.exists():
+        done = subprocess.run(command(), input=blob, check=True, capture_output=True, timeout=timeout)
         lines = done.stdout.decode("utf-8").splitlines()
-        if len(lines) != len(captions):
-            raise OracleUnavailable(f"the stages harness wrote {len(lines)} lines for {len(captions)} captions")
+        if len(lines) != count:
+            raise OracleUnavailable(f"the harness wrote {len(lines)} lines for {count} captions")
         tmp = out_path.with_name(f"{out_path.name}.tmp{os.getpid()}")
         tmp.write_text("[" + ",\n".join(lines) + "]", encoding="utf-8")
         os.replace(tmp, out_path)
     with open(out_path, encoding="utf-8") as fh:
-        result: list[dict[str, Any]] = json.load(fh)
+        result: list[Any] = json.load(fh)
     return result
 
 

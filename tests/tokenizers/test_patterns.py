@@ -20,23 +20,19 @@ HARD = ["He's 3'6\" tall, e.g. at 5:30 p.m.", "A café's \u00e9t\u00e9 sign (U.S
 def fresh_lexer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """An empty cache directory and a lexer that has compiled nothing yet."""
     monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(_ptb_lexer, "_PATTERNS", None)
-    monkeypatch.setattr(_ptb_lexer, "_RULES", None)
-    monkeypatch.setattr(_ptb_lexer, "_RULES_BY_CHAR", {})
+    monkeypatch.setattr(_ptb_lexer, "_LEXERS", {})
     return tmp_path
 
 
 def _reset() -> None:
-    _ptb_lexer._PATTERNS = None
-    _ptb_lexer._RULES = None
-    _ptb_lexer._RULES_BY_CHAR = {}
+    _ptb_lexer._LEXERS.clear()
 
 
 def test_kept_patterns_are_the_compiled_ones(fresh_lexer: Path) -> None:
     expected = PTBTokenizer().tokenize(HARD)  # builds and keeps the file
     (kept,) = fresh_lexer.glob("ptb-patterns-*.marshal")
     _reset()
-    patterns = _ptb_lexer._compiled()
+    patterns = _ptb_lexer.lexer().compiled()
     samples = [*HARD, "e.g.", "3/4", "o'clock", "www.example.com", "-lrb-", "\u00a0x", ""]
     for source in patterns.sources:
         ours, theirs = patterns.compile(source), re.compile(source)

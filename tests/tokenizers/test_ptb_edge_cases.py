@@ -163,3 +163,10 @@ def test_rejects_bytes(tok: PTBTokenizer) -> None:
 def test_rejects_non_string_items(tok: PTBTokenizer, bad: object) -> None:
     with pytest.raises(ValueError, match=f"caption 2 is {type(bad).__name__}, expected str"):
         tok.tokenize(["a", "b", bad, "d"])  # type: ignore[list-item]
+
+
+def test_the_official_wrapper_strips_each_line(tok: PTBTokenizer) -> None:
+    """The jar prints ``http://x.org/a\\u00a0`` (a URL may end in a no-break space); pycocoevalcap's
+    wrapper then strips the output line with ``str.rstrip``, which removes any Unicode space."""
+    assert tok.tokenize(["see http://x.org/a\u00a0", "b"]) == ["see http://x.org/a", "b"]
+    assert tok.tokenize(["see http://x.org/a\u00a0b c"]) == ["see http://x.org/a\u00a0b c"]

@@ -94,3 +94,17 @@ def test_human_agreement_through_the_official_python_wrapper() -> None:
     for k in keys:
         expected = stored["references"][k]
         assert [next(ours_refs) for _ in expected] == expected, k
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_tricky_captions_live(seed: int, tmp_path: Path) -> None:
+    """Captions glued from tricky pieces (entities, quotes in words, dots, URLs, non-ASCII; see
+    ``corenlp_stress.py``) as one stream, with the official lexer's line breaks made spaces."""
+    from tests.tokenizers.corenlp_stress import random_captions
+
+    jar = _jar()
+    breaks = str.maketrans(dict.fromkeys("\n\r\u2028\u2029\x0b\x0c\x85", " "))
+    stream = [caption.translate(breaks) for caption in random_captions(seed, 20_000)]
+    official = _official(stream, jar, tmp_path)
+    ours = PTBTokenizer().tokenize(stream)
+    assert ours == official, _report(stream, ours, official)

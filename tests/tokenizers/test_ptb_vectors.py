@@ -26,6 +26,9 @@ def _rows(name: str) -> list[list[str]]:
 VECTORS = [
     (int(r[0]), json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), int(r[4])) for r in _rows("ptb_vectors.tsv")
 ]
+MORE_VECTORS = [
+    (int(r[0]), json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), int(r[4])) for r in _rows("ptb_more_vectors.tsv")
+]
 
 
 def _coco(raw: str) -> str:
@@ -48,6 +51,16 @@ def test_single_caption_vectors(vid: int, text: str, raw: str, coco: str, n_line
         # one caption: the line break reads as a space, so the tokens are all the official lines'.
         assert tokenizer.tokenize([text]) == [_coco(raw.replace("\n", " "))]
         assert tokenizer.tokenize([text]) == tokenizer.tokenize([_spaced(text)])
+
+
+@pytest.mark.parametrize(
+    ("vid", "text", "raw", "coco", "n_lines"), MORE_VECTORS, ids=[f"more-{v[0]}" for v in MORE_VECTORS]
+)
+def test_more_single_caption_vectors(vid: int, text: str, raw: str, coco: str, n_lines: int) -> None:
+    """Entities, quotes inside words, soft hyphens, spaces before URLs, capitals after abbreviations."""
+    assert n_lines == 1
+    assert PTBTokenizer().tokenize([text]) == [coco]
+    assert " ".join(scan_caption(text, 0, len(text))) == raw
 
 
 def _batches() -> dict[int, list[tuple[str, list[str] | None]]]:

@@ -18,7 +18,8 @@ on them:
 * Lower-casing happens after PTB escaping, so ``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-`` survive the
   (upper-case) punctuation filter.
 * The filter splits lines on ``" "`` only, so tokens that contain a no-break space (``1\\u00a01/2``,
-  phone numbers) stay single tokens.
+  phone numbers) stay single tokens. It first strips the line with Python's ``str.rstrip``, so a
+  token at the end of a caption loses any trailing Unicode space (a URL ending in a no-break space).
 * Characters outside the lexer's tables (emoji, zero-width joiner, control characters) are dropped.
 
 Where capeval deliberately differs:
@@ -185,7 +186,9 @@ class PTBTokenizer:
             for index in complex_indices:
                 start = int(ends[index - 1]) if index else 0
                 tokens = scan_caption(stream, start, start + len(captions[index]))
-                lines[index] = " ".join(token for token in tokens if token not in COCO_PUNCTUATIONS)
+                # The official wrapper strips each output line (str.rstrip: any Unicode space).
+                raw = " ".join(tokens).rstrip()
+                lines[index] = " ".join(token for token in raw.split(" ") if token not in COCO_PUNCTUATIONS)
         return lines
 
 
