@@ -16,6 +16,7 @@ Usage: ``PYTHONPATH=src python bench/bench_morpha.py``
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import time
@@ -51,6 +52,7 @@ def check(name: str, pairs: list[tuple[str, str]], expected: list[str]) -> None:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n", 1)[0]).parse_args()
     with open(val2014_captions(), encoding="utf-8") as fh:
         coco = [item["caption"] for item in json.load(fh)["annotations"]]
     sources = {"COCO val2014": sorted(caption_words(coco))}

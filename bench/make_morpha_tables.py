@@ -15,12 +15,18 @@ recorded where it departs from the general rules written in ``capeval.metrics.sp
 3. **Forms**: every probe word under ``NNS`` (noun rules) and ``V`` (verb rules); where the
    annotator and the general rules differ, the form and its lemma are listed. Then every whole
    vocabulary word with other characters (periods, hyphens: "mrs.", "passers-by") is checked the
-   same way with those lists, and listed whole where it still differs.
+   same way with those lists, and listed whole where it still differs; so are all abbreviations
+   of one to three letters with a period and of the shapes "a.b.", "a.b.c." and "a-b.".
 4. **Endings**: for each listed form, the shortest ending that keeps the same change after
    several made-up beginnings (``zq``, ``xq``, ``3b``, ``kxz``) is an ending rule
    (``{letters}houses`` -> ``{letters}house``); it needs at least one letter before it if the
    bare ending does not change that way. Forms the endings explain are dropped.
-5. Forms listed for both states with the same lemma are written once as ``both``.
+5. **Kept letters**: the lexer builds a listed form's lemma from the word's own leading letters
+   plus a fixed ending; which letters it copies shows when an "i" or "s" of the form is written
+   "ı" or "ſ" (which its fixed strings match and its lower-casing keeps). Every listed form is
+   probed that way letter by letter; where fewer letters are copied than form and lemma share,
+   the number is written as a fourth field.
+6. Forms listed for both states with the same lemma are written once as ``both``.
 
 Usage: ``PYTHONPATH=src python bench/make_morpha_tables.py [--out PATH]`` (about five minutes; the
 annotator's answers are cached).
@@ -63,7 +69,17 @@ def vocabulary() -> set[str]:
     with open(val2014_captions(), encoding="utf-8") as fh:
         captions = [item["caption"] for item in json.load(fh)["annotations"]]
     captions += flickr8k_captions() or []
-    return caption_words(captions) | set(grammar_words() or []) | wordnet_words()
+    return caption_words(captions) | set(grammar_words() or []) | wordnet_words() | abbreviations()
+
+
+def abbreviations() -> set[str]:
+    """Made-up abbreviations with periods: "pp.", "mrs.", "m.p.", "m.p.s.", "n-s."."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    made = {f"{a}." for a in letters} | {f"{a}{b}." for a in letters for b in letters}
+    made |= {f"{a}{b}{c}." for a in letters for b in letters for c in letters}
+    made |= {f"{a}.{b}." for a in letters for b in letters} | {f"{a}-{b}." for a in letters for b in letters}
+    made |= {f"{a}.{b}.{c}." for a in letters for b in letters for c in letters}
+    return made
 
 
 def probe_words(words: Iterable[str]) -> list[str]:
@@ -149,18 +165,44 @@ def endings(forms: dict[str, dict[str, str]], tables: morpha._Tables) -> dict[st
         restore()
 
 
+_EXOTIC = {"i": "ı", "s": "ſ"}
+
+
+def kept_letters(forms: dict[str, dict[str, str]]) -> dict[str, dict[str, int]]:
+    """Forms whose lemma copies fewer of the word's letters than the two share (step 5)."""
+    jobs = []
+    for state, table in forms.items():
+        for word, lemma in table.items():
+            shared = len(word) - _change(word, lemma)[0]
+            for k in range(shared):
+                if word[k] in _EXOTIC:
+                    jobs.append((state, word, shared, k))
+    pairs = [(word[:k] + _EXOTIC[word[k]] + word[k + 1 :], _STATE_TAGS[state]) for state, word, _, k in jobs]
+    found: dict[str, dict[str, int]] = {"noun": {}, "verb": {}}
+    for (state, word, shared, k), (probe, _), lemma in zip(jobs, pairs, run_morpha(pairs), strict=True):
+        copied = lemma is not None and lemma[k : k + 1] == probe[k]
+        if not copied:
+            found[state][word] = min(k, found[state].get(word, shared))
+    return found
+
+
 def write(
-    path: Path, forms: dict[str, dict[str, str]], ends: dict[str, dict[str, tuple[str, int]]], stems: frozenset[str]
+    path: Path,
+    forms: dict[str, dict[str, str]],
+    ends: dict[str, dict[str, tuple[str, int]]],
+    stems: frozenset[str],
+    kept: dict[str, dict[str, int]],
 ) -> None:
     lines = []
     for word in sorted(set(forms["noun"]) | set(forms["verb"])):
         noun, verb = forms["noun"].get(word), forms["verb"].get(word)
-        if noun is not None and noun == verb:
-            lines.append(f"both\t{word}\t{noun}")
+        extra = {state: f"\t{kept[state][word]}" if word in kept[state] else "" for state in kept}
+        if noun is not None and noun == verb and extra["noun"] == extra["verb"]:
+            lines.append(f"both\t{word}\t{noun}{extra['noun']}")
         else:
             for state, lemma in (("noun", noun), ("verb", verb)):
                 if lemma is not None:
-                    lines.append(f"{state}\t{word}\t{lemma}")
+                    lines.append(f"{state}\t{word}\t{lemma}{extra[state]}")
     for ending in sorted(set(ends["noun"]) | set(ends["verb"])):
         noun, verb = ends["noun"].get(ending), ends["verb"].get(ending)
         if noun is not None and noun == verb:
@@ -196,7 +238,9 @@ def main() -> None:
     print(f"{len(forms['noun']):,} noun and {len(forms['verb']):,} verb forms listed", flush=True)
     check = differences(probes + others, morpha._Tables(forms, ends, stems))
     assert not check["noun"] and not check["verb"], check
-    write(args.out, forms, ends, stems)
+    kept = kept_letters(forms)
+    print(f"kept letters: {kept}", flush=True)
+    write(args.out, forms, ends, stems, kept)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
 
 

@@ -4,7 +4,7 @@ SPICE lemmatises every token with CoreNLP's lemma annotator, which hands ``(word
 Morpha lexer (Minnen, Carroll and Pearce 2001). :func:`lemma` gives the same string for every
 word and tag, as the annotator calls it:
 
-* a verb tag (``VB*``) on a word of the form ``verb_particle``, with one of the annotator's 19
+* a verb tag (``VB*``) on a word of the form ``verb_particle``, with one of the annotator's 20
   particles, gives ``lemma(verb)_particle``;
 * the word's ``_``, space and newline are swapped for private characters while the lexer reads
   ``word_TAG``, and swapped back in the result;
@@ -24,6 +24,11 @@ word and tag, as the annotator calls it:
   separator gives that character (the lexer splits there and the annotator keeps the first
   piece it returns).
 
+Lower-casing is Java's, character for character, with one approximation: whether a capital sigma
+is word-final (``ς``) depends on Java's word break iterator, which is modelled for letters, marks,
+digits and common in-word punctuation only; a sigma next to symbols or characters of scripts Java
+17 does not know may come out the other way.
+
 The word lists (``capeval/data/morpha/``) were obtained by running CoreNLP 3.6.0's lemma
 annotator on several hundred thousand words and recording where its answer differs from the
 general rules below; see the README there. The general rules were likewise checked against it.
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -58,7 +64,7 @@ _SWAPS = (("_", "\u1cf0"), (" ", "\u1cf1"), ("\n", "\u1cf2"))
 _CASELESS = {"s": "sSſ", "k": "kKK", "i": "iIİı"}
 _FOLD = str.maketrans({"ſ": "s", "K": "k", "İ": "i", "ı": "i"})
 
-# Code points Python lower-cases and Java 17 (Unicode 13) does not: added with Unicode 14.
+# Code points Python (Unicode 14 from 3.11) lower-cases and Java 17 (Unicode 13) does not.
 _NOT_LOWERED_BY_JAVA = frozenset(
     [0x2C2F, 0xA7C0, 0xA7D0, 0xA7D6, 0xA7D8, *range(0x10570, 0x1057B), *range(0x1057C, 0x1058B)]
     + [*range(0x1058C, 0x10593), 0x10594, 0x10595]
@@ -81,22 +87,37 @@ def _java_lower(text: str) -> str:
 
 
 def _final_sigma(text: str, k: int) -> bool:
-    """Java's test for a word-final capital sigma: a cased letter before it in the word, none after."""
+    """Java's test for a word-final capital sigma: a cased letter before it in its word, none after.
+
+    Java finds the word with its word break iterator; this approximates it with runs of letters,
+    marks, digits, connectors, dashes, format characters and a few in-word punctuation marks
+    (exact for sigmas among letters; Greek capitals in captions are rare enough).
+    """
     start = k
-    while start > 0 and not _word_break(text[start - 1]):
+    while start > 0 and _in_word(text[start - 1]):
         start -= 1
     end = k + 1
-    while end < len(text) and not _word_break(text[end]):
+    while end < len(text) and _in_word(text[end]):
         end += 1
     return any(_cased(c) for c in text[start:k]) and not any(_cased(c) for c in text[k + 1 : end])
 
 
+# Characters Java counts as cased outside the letter categories (observed).
+_OTHER_CASED = (
+    (0x2B0, 0x2B8), (0x2C0, 0x2C1), (0x2E0, 0x2E4), (0x345, 0x345), (0x37A, 0x37A), (0x1D2C, 0x1D61), (0x2160, 0x217F)
+)  # fmt: skip
+
+
 def _cased(char: str) -> bool:
-    return char.lower() != char.upper() or char.istitle()
+    if unicodedata.category(char) in ("Ll", "Lu", "Lt"):
+        return True
+    code = ord(char)
+    return any(low <= code <= high for low, high in _OTHER_CASED)
 
 
-def _word_break(char: str) -> bool:
-    return not (char.isalnum() or char in "'.\u2019_")
+def _in_word(char: str) -> bool:
+    category = unicodedata.category(char)
+    return category[0] in "LMN" or category in ("Cf", "Pd", "Pc") or char in "\"'.\u2027"
 
 
 def _lit(text: str) -> str:
@@ -284,7 +305,10 @@ class _Tables:
     ``forms``: whole forms (lower-case) and their lemmas; ``endings``: endings that act the same
     after any run of the rule letters (``{letters}houses`` -> ``{letters}house``), with the least
     number of letters they need before them; ``stems``: the stems whose final consonant is
-    undoubled before -ed/-ing.
+    undoubled before -ed/-ing; ``kept``: for the few forms where the lexer copies fewer leading
+    characters of the word into the lemma than the two have in common ("is" -> ``is`` copies
+    none), that number. It shows only on words with "ı", "İ" or "ſ", letters the lexer's fixed
+    strings match but its lower-casing keeps.
     """
 
     def __init__(
@@ -292,10 +316,12 @@ class _Tables:
         forms: dict[str, dict[str, str]],
         endings: dict[str, dict[str, tuple[str, int]]],
         stems: frozenset[str],
+        kept: dict[str, dict[str, int]] | None = None,
     ) -> None:
         self.forms = forms
         self.endings = endings
         self.stems = stems
+        self.kept = kept or {"noun": {}, "verb": {}}
         self.longest = max((len(form) for table in forms.values() for form in table), default=0)
         self.ending_sizes = {
             state: sorted({len(ending) for ending in table}, reverse=True) for state, table in endings.items()
@@ -310,6 +336,7 @@ def _load_tables() -> _Tables:
 
     forms: dict[str, dict[str, str]] = {"noun": {}, "verb": {}}
     endings: dict[str, dict[str, tuple[str, int]]] = {"noun": {}, "verb": {}}
+    kept: dict[str, dict[str, int]] = {"noun": {}, "verb": {}}
     stems: set[str] = set()
     path = data_path("morpha", "morpha-3.6.0.tsv.gz")
     with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -318,15 +345,17 @@ def _load_tables() -> _Tables:
             kind = fields[0].rstrip("*+")
             if fields[0] == "stem" and len(fields) == 2:
                 stems.add(fields[1])
-            elif kind in _STATES and len(fields) == 3:
+            elif kind in _STATES and (len(fields) == 3 or (len(fields) == 4 and fields[3].isdigit())):
                 for state in _STATES[kind]:
                     if kind == fields[0]:
                         forms[state][fields[1]] = fields[2]
+                        if len(fields) == 4:
+                            kept[state][fields[1]] = int(fields[3])
                     else:
                         endings[state][fields[1]] = (fields[2], 0 if fields[0].endswith("*") else 1)
             else:
                 raise ValueError(f"{path}:{number}: not a Morpha table line: {line!r}")
-    return _Tables(forms, endings, frozenset(stems))
+    return _Tables(forms, endings, frozenset(stems), kept)
 
 
 _tables: _Tables | None = None
@@ -441,9 +470,10 @@ def _piece(text: str, pos: int, state: str) -> tuple[str | None, int]:
     # and past the hyphen when there is one (the hyphen rule reaches that far).
     forms = tables.forms[state]
     for until in range(min(end, pos + tables.longest), max(stop + (stop < end), pos + 1) - 1, -1):
-        found = forms.get(_folded(text[pos:until]))
+        key = _folded(text[pos:until])
+        found = forms.get(key)
         if found is not None:
-            return _listed(text[pos:until], found), until
+            return _listed(text[pos:until], found, tables.kept[state].get(key)), until
     if stop < end:  # a hyphen: the piece is kept as it is and the rest is read on
         rest, after = _reading(text, stop + 1, state)
         head = _java_lower(text[pos : stop + 1])
@@ -472,15 +502,16 @@ def _general(piece: str, state: str, tables: _Tables) -> str:
     return stem[:-1] if stem[:-1].lower() in tables.stems else stem
 
 
-def _listed(original: str, found: str) -> str:
-    """A listed form's lemma; the lexer keeps the word's own characters in the part it keeps."""
+def _listed(original: str, found: str, kept: int | None) -> str:
+    """A listed form's lemma; the lexer copies the word's own characters into the part it keeps."""
     if original.isascii():
         return found
-    key = _folded(original)
-    keep = 0
-    while keep < min(len(key), len(found)) and key[keep] == found[keep]:
-        keep += 1
-    return _java_lower(original[:keep]) + found[keep:]
+    if kept is None:
+        key = _folded(original)
+        kept = 0
+        while kept < min(len(key), len(found)) and key[kept] == found[kept]:
+            kept += 1
+    return _java_lower(original[:kept]) + found[kept:]
 
 
 def _java_split_underscore(word: str) -> list[str]:
