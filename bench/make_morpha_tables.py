@@ -16,7 +16,8 @@ recorded where it departs from the general rules written in ``capeval.metrics.sp
    annotator and the general rules differ, the form and its lemma are listed. Then every whole
    vocabulary word with other characters (periods, hyphens: "mrs.", "passers-by") is checked the
    same way with those lists, and listed whole where it still differs; so are all abbreviations
-   of one to three letters with a period and of the shapes "a.b.", "a.b.c." and "a-b.".
+   of one to three letters with a period, of the shapes "a.b.", "a.b.c." and "a-b.", and every
+   alphabetic vocabulary word of four to six letters with a period ("cons.").
 4. **Endings**: for each listed form, the shortest ending that keeps the same change after
    several made-up beginnings (``zq``, ``xq``, ``3b``, ``kxz``) is an ending rule
    (``{letters}houses`` -> ``{letters}house``); it needs at least one letter before it if the
@@ -69,7 +70,9 @@ def vocabulary() -> set[str]:
     with open(val2014_captions(), encoding="utf-8") as fh:
         captions = [item["caption"] for item in json.load(fh)["annotations"]]
     captions += flickr8k_captions() or []
-    return caption_words(captions) | set(grammar_words() or []) | wordnet_words() | abbreviations()
+    words = caption_words(captions) | set(grammar_words() or []) | wordnet_words()
+    dotted = {f"{word.lower()}." for word in words if word.isalpha() and word.isascii() and 4 <= len(word) <= 6}
+    return words | abbreviations() | dotted
 
 
 def abbreviations() -> set[str]:
