@@ -388,10 +388,6 @@ _SPECIAL: list[tuple[str, str, int | None, str]] = [
     ("us", "P", 2, "we"), ("i", "P", None, ""), ("their", "P", 2, "y"), ("my", "P", 1, "y"),
     ("your", "P", 1, ""), ("his", "P", 2, "e"), ("our", "P", 3, "we"), ("an", "", 1, ""),
 ]  # fmt: skip
-_SPECIAL_BY_WORD: dict[str, list[tuple[str, int | None, str]]] = {}
-for _word, _tag, _drop, _add in _SPECIAL:
-    _SPECIAL_BY_WORD.setdefault(_word, []).append((_tag.lower(), _drop, _add))
-
 # A token runs to the next "_" or white space.
 _TOKEN_END = re.compile(r"[_ \t\r\n\u2028\u2029\x0b\x0c\x85]")
 _HAS_SKIP = re.compile(r"[\t\r\u2028\u2029\x0b\x0c\x85]")
@@ -407,25 +403,47 @@ def _token_end(text: str, pos: int) -> int:
     return len(text) if found is None else found.start()
 
 
+# How many characters of the tag the lexer's tag tests read: the special forms win over a test that
+# reads no more of the tag than they do.
+_TEST_SIZE = {"noun": 3, "proper": 3, "verb": 1, "lower": 0}
+
+
+@lru_cache(maxsize=4096)
+def _tag_plan(tag: str) -> tuple[str, dict[str, tuple[int | None, str]]]:
+    """What the lexer does under ``tag``: the tag test that applies, and the special forms that win."""
+    head = _folded(tag[:3])
+    if head[:2] == "nn" and len(tag) >= 3 and tag[2] != "P":
+        test = "noun"
+    elif head == "nnp":
+        test = "proper"
+    elif head[:1] == "v":
+        test = "verb"
+    else:
+        test = "lower"
+    best: dict[str, tuple[int, int | None, str]] = {}
+    for word, prefix, drop, add in _SPECIAL:
+        if prefix:
+            size, matched = len(prefix), _folded(tag[: len(prefix)]) == prefix.lower()
+        else:  # "an": the tag starts with an upper-case A or D
+            size, matched = 1, tag[:1] in ("A", "D")
+        if matched and size >= _TEST_SIZE[test] and size > best.get(word, (0, None, ""))[0]:
+            best[word] = (size, drop, add)
+    return test, {word: (drop, add) for word, (_, drop, add) in best.items()}
+
+
 def _dispatch_tag(word: str, tag: str) -> str:
     """The first token of ``word_tag`` when ``word`` is not empty and has no "_" or white space."""
-    size, result = 0, ""
-    for prefix, drop, add in _SPECIAL_BY_WORD.get(_folded(word), ()):
-        if prefix:
-            matched = _folded(tag[: len(prefix)]) == prefix
-        else:  # "an": the tag starts with an upper-case A or D
-            matched, prefix = tag[:1] in ("A", "D"), "a"
-        if matched and len(prefix) > size:
-            size = len(prefix)
-            result = word if drop is None else _java_lower(word[: len(word) - drop]) + add
-    head = _folded(tag[:3])
-    if size < 3 and head[:2] == "nn" and len(tag) >= 3 and tag[2] != "P":
-        return _reading(f"{word}_{tag}", 0, "noun")[0] or ""
-    if size < 3 and head == "nnp":
+    test, specials = _tag_plan(tag)
+    if specials:
+        special = specials.get(_folded(word))
+        if special is not None:
+            drop, add = special
+            return word if drop is None else _java_lower(word[: len(word) - drop]) + add
+    if test == "lower":
+        return _java_lower(word)
+    if test == "proper":
         return word
-    if size < 1 and head[:1] == "v":
-        return _reading(f"{word}_{tag}", 0, "verb")[0] or ""
-    return result if size else _java_lower(word)
+    return _reading(f"{word}_{tag}", 0, test)[0] or ""
 
 
 def _scan(text: str) -> str | None:
@@ -522,7 +540,6 @@ def _java_split_underscore(word: str) -> list[str]:
     return parts
 
 
-@lru_cache(maxsize=1 << 18)
 def _morphology(word: str, tag: str) -> str:
     """``Morphology.lemma(word, tag)``: the lexer's first token for ``word_tag``."""
     swapped = "_" in word or " " in word or "\n" in word
@@ -576,13 +593,11 @@ def _set_tables(tables: _Tables) -> Callable[[], None]:
     global _tables
     previous = _tables
     _tables = tables
-    _morphology.cache_clear()
     lemma.cache_clear()
 
     def restore() -> None:
         global _tables
         _tables = previous
-        _morphology.cache_clear()
         lemma.cache_clear()
 
     return restore
