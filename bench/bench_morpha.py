@@ -9,7 +9,7 @@ the same run as the annotator's own throughput measured inside the JVM by the ha
 measured here: the Java side's time includes the JVM start, so only capeval's rate is printed.
 
 Vocabularies: COCO val2014 captions, Flickr8K captions (``../shared``), the parser's lexicon
-(when ``CAPEVAL_SPICE_GRAMMAR`` names ``englishPCFG.ser.gz``).
+(``englishPCFG.ser.gz`` from ``CAPEVAL_SPICE_GRAMMAR`` or the oracle's models jar).
 
 Usage: ``PYTHONPATH=src python bench/bench_morpha.py``
 """
@@ -59,9 +59,7 @@ def main() -> None:
     flickr = flickr8k_captions()
     if flickr is not None:
         sources["Flickr8K"] = sorted(caption_words(flickr))
-    grammar = grammar_words()
-    if grammar:
-        sources["parser lexicon"] = sorted(set(grammar))
+    sources["parser lexicon"] = sorted(set(grammar_words()))
     for name, words in sources.items():
         pairs = [(word, tag) for word in words for tag in PTB_TAGS]
         check(f"{name} ({len(words):,} words x {len(PTB_TAGS)} tags)", pairs, run_morpha(pairs))

@@ -4,8 +4,9 @@ Needs the oracle (Java, ``bench/oracle/morpha.py``). The word lists are what the
 recorded where it departs from the general rules written in ``capeval.metrics.spice.corenlp.morpha``:
 
 1. **Probe words**: the words of the COCO val2014 captions, of Flickr8K's captions (when
-   ``../shared`` is there), of WordNet 3.0 (the synonym tables capeval ships for METEOR) and, when
-   ``CAPEVAL_SPICE_GRAMMAR`` names ``englishPCFG.ser.gz``, of the parser's lexicon; each split into
+   ``../shared`` is there), of WordNet 3.0 (the synonym tables capeval ships for METEOR) and of the
+   parser's lexicon (``englishPCFG.ser.gz``, from ``CAPEVAL_SPICE_GRAMMAR`` or the oracle's models
+   jar); each split into
    its runs of letters, digits, ``'`` and ``+``, plus regular inflections of every alphabetic
    one (+s, +es, +ed, +ing, +d, +n, +en, y -> ies/ied, e -> ing, a doubled last letter + ed/ing).
 2. **Undoubling stems**: every probe prefix of the shape consonant-vowel-consonant (the last one
@@ -70,7 +71,7 @@ def vocabulary() -> set[str]:
     with open(val2014_captions(), encoding="utf-8") as fh:
         captions = [item["caption"] for item in json.load(fh)["annotations"]]
     captions += flickr8k_captions() or []
-    words = caption_words(captions) | set(grammar_words() or []) | wordnet_words()
+    words = caption_words(captions) | set(grammar_words()) | wordnet_words()
     dotted = {f"{word.lower()}." for word in words if word.isalpha() and word.isascii() and 4 <= len(word) <= 6}
     return words | abbreviations() | dotted
 

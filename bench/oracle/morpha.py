@@ -16,11 +16,12 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from .official import OracleUnavailable, oracle_dir
-from .spice_full import spice_full_dir
+from .spice_full import corenlp_models_jar, spice_full_dir
 
 __all__ = ["PTB_TAGS", "caption_words", "flickr8k_captions", "grammar_words", "run_morpha", "time_morpha"]
 
@@ -69,19 +70,31 @@ def flickr8k_captions() -> list[str] | None:
     return [line.split("\t", 1)[1] for line in lines if "\t" in line]
 
 
-def grammar_words() -> list[str] | None:
-    """The words of the parser's lexicon, when ``CAPEVAL_SPICE_GRAMMAR`` names ``englishPCFG.ser.gz``.
+def grammar_words() -> list[str]:
+    """The 48,050 words of the parser's lexicon (``englishPCFG.ser.gz``, read with ``javaobj-py3``).
 
-    The grammar is the user's own copy of CoreNLP's models (read with ``javaobj-py3``); None when
-    the variable is not set.
+    The grammar is ``CAPEVAL_SPICE_GRAMMAR`` when that names a copy of it, else the one in the
+    oracle's CoreNLP models jar. The word list is cached under the oracle directory.
     """
     path = os.environ.get("CAPEVAL_SPICE_GRAMMAR")
-    if not path:
-        return None
-    import javaobj.v1 as javaobj  # type: ignore[import-untyped]
-
-    grammar = javaobj.loads(gzip.decompress(Path(path).read_bytes()))
-    return [str(word) for word in grammar.wordIndex.objects]
+    if path:
+        blob = Path(path).read_bytes()
+    else:
+        with zipfile.ZipFile(corenlp_models_jar()) as jar:
+            blob = jar.read("edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz")
+    cache = oracle_dir() / "cache" / f"grammar-words-{hashlib.sha256(blob).hexdigest()[:16]}.json"
+    if not cache.exists():
+        try:
+            import javaobj.v1 as javaobj  # type: ignore[import-untyped]
+        except ImportError:
+            raise OracleUnavailable("reading the grammar needs javaobj-py3 (pip install javaobj-py3)") from None
+        words = [str(word) for word in javaobj.loads(gzip.decompress(blob)).wordIndex.objects]
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f"{cache.name}.tmp{os.getpid()}")
+        tmp.write_text(json.dumps(words, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, cache)
+    result: list[str] = json.loads(cache.read_text(encoding="utf-8"))
+    return result
 
 
 def _harness() -> tuple[str, bytes]:
