@@ -131,16 +131,18 @@ def _lit(text: str) -> str:
     return "".join(parts)
 
 
-# Character classes of the rules.
-_A = "['+a-zA-Z0-9]"
-_V = "[aeiouAEIOU]"
-_VY = "[aeiouyAEIOUY]"
-_C = "[bcdfghjklmnpqrstvwxyzBCDFGHJKLMNPQRSTVWXYZ]"
-_CXY = "[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]"
-_CXY2 = "(?:" + "|".join(_lit(c + c) for c in "bcdfghjklmnpqrstvwxz") + ")"
-_S2 = "(?:" + _lit("ss") + "|" + _lit("zz") + ")"
-_S = "(?:[sxzSXZ]|[csCS]" + _lit("h") + ")"
-_PRE = "(?:" + "|".join(_lit(p) for p in ("be", "ex", "in", "mis", "pre", "pro", "re")) + ")"
+# Character classes of the rules: the letters they read (a-z, digits, ' and +), vowels, vowels
+# and y, consonants (y included), consonants but y, a doubled consonant, ss or zz, the endings
+# that take -es (s, x, z, ch, sh), and the prefixes some rules allow before a consonant cluster.
+_LETTER = "['+a-zA-Z0-9]"
+_VOWEL = "[aeiouAEIOU]"
+_VOWEL_Y = "[aeiouyAEIOUY]"
+_CONS = "[bcdfghjklmnpqrstvwxyzBCDFGHJKLMNPQRSTVWXYZ]"
+_CONS_NO_Y = "[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]"
+_DOUBLED = "(?:" + "|".join(_lit(c + c) for c in "bcdfghjklmnpqrstvwxz") + ")"
+_SS_ZZ = "(?:" + _lit("ss") + "|" + _lit("zz") + ")"
+_SIBILANT = "(?:[sxzSXZ]|[csCS]" + _lit("h") + ")"
+_PREFIX = "(?:" + "|".join(_lit(p) for p in ("be", "ex", "in", "mis", "pre", "pro", "re")) + ")"
 
 # A rule is a pattern for the start of the piece of word the lexer reads, a fixed ending
 # (matched case-insensitively) and an action; the rule applies when the two cover the whole piece.
@@ -151,7 +153,7 @@ _Action = tuple[str, int, str]
 _KEEP: _Action = ("keep", 0, "")
 _UNDOUBLE_ED: _Action = ("undouble", 2, "")
 _UNDOUBLE_ING: _Action = ("undouble", 3, "")
-_LETTERS = re.compile(f"{_A}*")
+_LETTERS = re.compile(f"{_LETTER}*")
 
 
 def _stem(n: int, add: str = "") -> _Action:
@@ -161,118 +163,118 @@ def _stem(n: int, add: str = "") -> _Action:
 _Rule = tuple[str, str, _Action]
 
 # Plurals and third persons, for nouns and verbs alike ("-uses" comes first for both).
-_USES: list[_Rule] = [(f"{_A}+", "uses", _stem(2))]  # viruses -> virus
+_USES: list[_Rule] = [(f"{_LETTER}+", "uses", _stem(2))]  # viruses -> virus
 _PLURAL: list[_Rule] = [
-    (f"{_A}*", "us", _KEEP),  # status
-    (f"{_A}*", "ss", _KEEP),  # glass
-    (f"{_A}*", "sis", _KEEP),  # basis
-    (f"{_A}*", "eed", _KEEP),  # seed
-    (f"{_A}*{_V}", "ses", _stem(1)),  # cases -> case
-    (f"{_A}+{_CXY}", "zes", _stem(2)),  # waltzes -> waltz
-    (f"{_A}*{_VY}", "zes", _stem(1)),  # sizes -> size
-    (f"{_A}+{_S2}", "es", _stem(2)),  # kisses -> kiss, buzzes -> buzz
-    (f"{_A}+{_V}", "rses", _stem(1)),  # horses -> horse
-    (f"{_A}+", "onses", _stem(1)),  # responses -> response
-    (f"{_A}+{_S}", "es", _stem(2)),  # boxes -> box, dishes -> dish, benches -> bench
-    (f"{_A}+", "thes", _stem(1)),  # clothes (listed) aside: bathes -> bathe
-    (f"{_A}+{_CXY}[cglsvCGLSV]", "es", _stem(1)),  # dances -> dance, bulges -> bulge
-    (f"{_A}+", "ettes", _stem(1)),  # cigarettes -> cigarette
-    (f"{_A}+{_C}", "ies", _stem(3, "y")),  # flies -> fly
-    (f"{_A}*{_CXY}", "oes", _stem(2)),  # potatoes -> potato
-    (f"{_A}+", "s", _stem(1)),  # dogs -> dog
+    (f"{_LETTER}*", "us", _KEEP),  # status
+    (f"{_LETTER}*", "ss", _KEEP),  # glass
+    (f"{_LETTER}*", "sis", _KEEP),  # basis
+    (f"{_LETTER}*", "eed", _KEEP),  # seed
+    (f"{_LETTER}*{_VOWEL}", "ses", _stem(1)),  # cases -> case
+    (f"{_LETTER}+{_CONS_NO_Y}", "zes", _stem(2)),  # waltzes -> waltz
+    (f"{_LETTER}*{_VOWEL_Y}", "zes", _stem(1)),  # sizes -> size
+    (f"{_LETTER}+{_SS_ZZ}", "es", _stem(2)),  # kisses -> kiss, buzzes -> buzz
+    (f"{_LETTER}+{_VOWEL}", "rses", _stem(1)),  # horses -> horse
+    (f"{_LETTER}+", "onses", _stem(1)),  # responses -> response
+    (f"{_LETTER}+{_SIBILANT}", "es", _stem(2)),  # boxes -> box, dishes -> dish, benches -> bench
+    (f"{_LETTER}+", "thes", _stem(1)),  # clothes (listed) aside: bathes -> bathe
+    (f"{_LETTER}+{_CONS_NO_Y}[cglsvCGLSV]", "es", _stem(1)),  # dances -> dance, bulges -> bulge
+    (f"{_LETTER}+", "ettes", _stem(1)),  # cigarettes -> cigarette
+    (f"{_LETTER}+{_CONS}", "ies", _stem(3, "y")),  # flies -> fly
+    (f"{_LETTER}*{_CONS_NO_Y}", "oes", _stem(2)),  # potatoes -> potato
+    (f"{_LETTER}+", "s", _stem(1)),  # dogs -> dog
 ]
 # Nouns only: abbreviations with periods, -men, Latin and Greek plurals.
 _NOUN_ONLY: list[_Rule] = [
-    (rf"(?:{_A}|\.)+", ".s.", _KEEP),  # u.s.
-    (rf"(?:{_A}|\.)+", ".'s.", _stem(4, ".")),
-    (rf"(?:{_A}|\.)+", "s.", _stem(2, ".")),  # dogs. -> dog.
-    (f"{_A}*", "men", _stem(2, "an")),  # women -> woman
-    (f"{_A}*", "wives", _stem(3, "fe")),  # housewives -> housewife
-    (f"{_A}+", "zoa", _stem(1, "on")),  # protozoa -> protozoon
-    (f"{_A}+", "iia", _stem(2, "um")),
-    (f"{_A}+{_lit('e')}[mnMN]", "ia", _KEEP),  # anemia, insomnia
-    (f"{_A}+", "ia", _stem(1, "um")),  # media -> medium
-    (f"{_A}+", "la", _stem(1, "um")),
+    (rf"(?:{_LETTER}|\.)+", ".s.", _KEEP),  # u.s.
+    (rf"(?:{_LETTER}|\.)+", ".'s.", _stem(4, ".")),
+    (rf"(?:{_LETTER}|\.)+", "s.", _stem(2, ".")),  # dogs. -> dog.
+    (f"{_LETTER}*", "men", _stem(2, "an")),  # women -> woman
+    (f"{_LETTER}*", "wives", _stem(3, "fe")),  # housewives -> housewife
+    (f"{_LETTER}+", "zoa", _stem(1, "on")),  # protozoa -> protozoon
+    (f"{_LETTER}+", "iia", _stem(2, "um")),
+    (f"{_LETTER}+{_lit('e')}[mnMN]", "ia", _KEEP),  # anemia, insomnia
+    (f"{_LETTER}+", "ia", _stem(1, "um")),  # media -> medium
+    (f"{_LETTER}+", "la", _stem(1, "um")),
     ("[DdMmCcLlXxVvIi]+", "i", _KEEP),  # roman numerals: xii
-    (f"{_A}+", "i", _stem(1, "us")),  # cacti -> cactus, graffiti -> graffitus
-    (f"{_A}+", "ae", _stem(2, "a")),  # larvae -> larva
-    (f"{_A}+", "ata", _stem(3, "a")),  # stigmata -> stigma
+    (f"{_LETTER}+", "i", _stem(1, "us")),  # cacti -> cactus, graffiti -> graffitus
+    (f"{_LETTER}+", "ae", _stem(2, "a")),  # larvae -> larva
+    (f"{_LETTER}+", "ata", _stem(3, "a")),  # stigmata -> stigma
 ]
 # Verbs only, before the plurals.
 _USED: list[_Rule] = [
-    (f"{_A}+", "used", _stem(2)),  # bused -> bus
-    (f"{_A}+", "using", _stem(3)),
+    (f"{_LETTER}+", "used", _stem(2)),  # bused -> bus
+    (f"{_LETTER}+", "using", _stem(3)),
 ]
 # Verbs only: -ed, then -ing, in the order they are tried. Where an e is restored and where not
 # depends on the letters before the ending.
 _PAST: list[_Rule] = [
-    (f"{_A}+{_CXY}", "zed", _stem(2)),  # waltzed -> waltz
-    (f"{_A}*{_VY}", "zed", _stem(1)),  # sized -> size
-    (f"{_A}+{_S2}", "ed", _stem(2)),  # kissed -> kiss
-    (f"{_A}+{_CXY}", "zing", _stem(3)),
-    (f"{_A}*{_VY}", "zing", _stem(3, "e")),  # sizing -> size
-    (f"{_A}+{_S2}", "ing", _stem(3)),
-    (f"{_C}+{_V}", "lled", _stem(2)),  # called -> call
-    (f"{_C}+{_V}", "lling", _stem(3)),
-    (f"{_A}*{_C}{_V}{_CXY2}", "ed", _UNDOUBLE_ED),  # stopped -> stop, vatted -> vatt
-    (f"{_A}*{_C}{_V}{_CXY2}", "ing", _UNDOUBLE_ING),
-    (f"{_CXY}+", "ed", _KEEP),  # shed
-    (f"{_PRE}*{_C}{_V}", "nged", _stem(2)),  # banged -> bang
-    (f"{_A}+", "icked", _stem(2)),  # picked -> pick
-    (f"{_A}*{_C}", "ined", _stem(2, "e")),  # lined -> line
-    (f"{_A}*{_C}{_V}[npwxNPWX]", "ed", _stem(2)),  # snowed -> snow
-    (f"{_PRE}*{_C}+", "ored", _stem(2, "e")),  # stored -> store
-    (f"{_A}+", "ctored", _stem(2)),  # factored -> factor
-    (f"{_A}*{_C}[clntCLNT]", "ored", _stem(2, "e")),
-    (f"{_A}+[eoEO]", "red", _stem(2)),  # covered -> cover
-    (f"{_A}+{_C}", "ied", _stem(3, "y")),  # tried -> try
-    (f"{_A}*{_lit('qu')}{_V}{_C}", "ed", _stem(2, "e")),  # quoted -> quote
-    (f"{_A}+{_lit('u')}{_V}", "ded", _stem(2, "e")),  # persuaded -> persuade
-    (f"{_A}*{_C}", "leted", _stem(2, "e")),  # deleted -> delete
-    (f"{_PRE}*{_C}+[eiEI]", "ted", _stem(2, "e")),  # sited -> site
-    (f"{_A}+[eiEI]", "ted", _stem(2)),  # visited -> visit
-    (f"{_PRE}{_CXY}{_CXY}", "eated", _stem(2)),
-    (f"{_A}*{_V}{_CXY}{_CXY}", "eated", _stem(2, "e")),
-    (f"{_A}+[eoEO]", "ated", _stem(2)),  # coated -> coat
-    (f"{_A}+{_V}", "ated", _stem(2, "e")),  # decorated -> decorate
-    (f"{_A}*{_V}{_V}[cgsvCGSV]", "ed", _stem(2, "e")),  # seized -> seize
-    (f"{_A}*{_V}{_V}{_C}", "ed", _stem(2)),  # cooked -> cook
-    (f"{_A}+[rwRW]", "led", _stem(2)),  # curled -> curl
-    (f"{_A}+", "thed", _stem(2, "e")),  # bathed -> bathe
-    (f"{_A}+", "ued", _stem(2, "e")),  # glued -> glue
-    (f"{_A}+{_CXY}[cglsvCGLSV]", "ed", _stem(2, "e")),  # danced -> dance
-    (f"{_A}+{_CXY}{_CXY}", "ed", _stem(2)),  # parked -> park
-    (f"{_A}+{_VY}{_VY}", "ed", _stem(2)),  # played -> play
-    (f"{_A}+", "ed", _stem(2, "e")),  # smiled -> smile
-    (f"{_CXY}+", "ing", _KEEP),  # string
-    (f"{_PRE}*{_C}{_V}", "nging", _stem(3)),  # banging -> bang
-    (f"{_A}+", "icking", _stem(3)),
-    (f"{_A}*{_C}", "ining", _stem(3, "e")),  # shining -> shine
-    (f"{_A}*{_C}{_V}[npwxNPWX]", "ing", _stem(3)),  # snowing -> snow
-    (f"{_A}*{_lit('qu')}{_V}{_C}", "ing", _stem(3, "e")),
-    (f"{_A}+{_lit('u')}{_V}", "ding", _stem(3, "e")),
-    (f"{_A}*{_C}", "leting", _stem(3, "e")),
-    (f"{_PRE}*{_C}+[eiEI]", "ting", _stem(3, "e")),  # writing -> write
-    (f"{_A}+[eiEI]", "ting", _stem(3)),  # visiting -> visit
-    (f"{_A}*{_PRE}{_CXY}{_CXY}", "eating", _stem(3)),
-    (f"{_A}*{_V}{_CXY}{_CXY}", "eating", _stem(3, "e")),
-    (f"{_A}+[eoEO]", "ating", _stem(3)),  # floating -> float
-    (f"{_A}+{_V}", "ating", _stem(3, "e")),  # skating -> skate
-    (f"{_A}*{_V}{_V}[cgsvCGSV]", "ing", _stem(3, "e")),
-    (f"{_A}*{_V}{_V}{_C}", "ing", _stem(3)),  # looking -> look
-    (f"{_A}+[rwRW]", "ling", _stem(3)),  # curling -> curl
-    (f"{_A}+", "thing", _stem(3, "e")),
-    (f"{_A}+{_CXY}[cglsvCGLSV]", "ing", _stem(3, "e")),  # dancing -> dance
-    (f"{_A}+{_CXY}{_CXY}", "ing", _stem(3)),  # parking -> park
-    (f"{_A}+", "uing", _stem(3, "e")),
-    (f"{_A}+{_VY}{_VY}", "ing", _stem(3)),  # playing -> play
-    (f"{_A}+", "ying", _stem(3)),
-    (f"{_A}*{_CXY}", "oing", _stem(3)),
-    (f"{_PRE}*{_C}+", "oring", _stem(3, "e")),
-    (f"{_A}+", "ctoring", _stem(3)),
-    (f"{_A}*{_C}[cltCLT]", "oring", _stem(3, "e")),
-    (f"{_A}+[eoEO]", "ring", _stem(3)),
-    (f"{_A}+", "ing", _stem(3, "e")),  # riding -> ride
+    (f"{_LETTER}+{_CONS_NO_Y}", "zed", _stem(2)),  # waltzed -> waltz
+    (f"{_LETTER}*{_VOWEL_Y}", "zed", _stem(1)),  # sized -> size
+    (f"{_LETTER}+{_SS_ZZ}", "ed", _stem(2)),  # kissed -> kiss
+    (f"{_LETTER}+{_CONS_NO_Y}", "zing", _stem(3)),
+    (f"{_LETTER}*{_VOWEL_Y}", "zing", _stem(3, "e")),  # sizing -> size
+    (f"{_LETTER}+{_SS_ZZ}", "ing", _stem(3)),
+    (f"{_CONS}+{_VOWEL}", "lled", _stem(2)),  # called -> call
+    (f"{_CONS}+{_VOWEL}", "lling", _stem(3)),
+    (f"{_LETTER}*{_CONS}{_VOWEL}{_DOUBLED}", "ed", _UNDOUBLE_ED),  # stopped -> stop, vatted -> vatt
+    (f"{_LETTER}*{_CONS}{_VOWEL}{_DOUBLED}", "ing", _UNDOUBLE_ING),
+    (f"{_CONS_NO_Y}+", "ed", _KEEP),  # shed
+    (f"{_PREFIX}*{_CONS}{_VOWEL}", "nged", _stem(2)),  # banged -> bang
+    (f"{_LETTER}+", "icked", _stem(2)),  # picked -> pick
+    (f"{_LETTER}*{_CONS}", "ined", _stem(2, "e")),  # lined -> line
+    (f"{_LETTER}*{_CONS}{_VOWEL}[npwxNPWX]", "ed", _stem(2)),  # snowed -> snow
+    (f"{_PREFIX}*{_CONS}+", "ored", _stem(2, "e")),  # stored -> store
+    (f"{_LETTER}+", "ctored", _stem(2)),  # factored -> factor
+    (f"{_LETTER}*{_CONS}[clntCLNT]", "ored", _stem(2, "e")),
+    (f"{_LETTER}+[eoEO]", "red", _stem(2)),  # covered -> cover
+    (f"{_LETTER}+{_CONS}", "ied", _stem(3, "y")),  # tried -> try
+    (f"{_LETTER}*{_lit('qu')}{_VOWEL}{_CONS}", "ed", _stem(2, "e")),  # quoted -> quote
+    (f"{_LETTER}+{_lit('u')}{_VOWEL}", "ded", _stem(2, "e")),  # persuaded -> persuade
+    (f"{_LETTER}*{_CONS}", "leted", _stem(2, "e")),  # deleted -> delete
+    (f"{_PREFIX}*{_CONS}+[eiEI]", "ted", _stem(2, "e")),  # sited -> site
+    (f"{_LETTER}+[eiEI]", "ted", _stem(2)),  # visited -> visit
+    (f"{_PREFIX}{_CONS_NO_Y}{_CONS_NO_Y}", "eated", _stem(2)),
+    (f"{_LETTER}*{_VOWEL}{_CONS_NO_Y}{_CONS_NO_Y}", "eated", _stem(2, "e")),
+    (f"{_LETTER}+[eoEO]", "ated", _stem(2)),  # coated -> coat
+    (f"{_LETTER}+{_VOWEL}", "ated", _stem(2, "e")),  # decorated -> decorate
+    (f"{_LETTER}*{_VOWEL}{_VOWEL}[cgsvCGSV]", "ed", _stem(2, "e")),  # seized -> seize
+    (f"{_LETTER}*{_VOWEL}{_VOWEL}{_CONS}", "ed", _stem(2)),  # cooked -> cook
+    (f"{_LETTER}+[rwRW]", "led", _stem(2)),  # curled -> curl
+    (f"{_LETTER}+", "thed", _stem(2, "e")),  # bathed -> bathe
+    (f"{_LETTER}+", "ued", _stem(2, "e")),  # glued -> glue
+    (f"{_LETTER}+{_CONS_NO_Y}[cglsvCGLSV]", "ed", _stem(2, "e")),  # danced -> dance
+    (f"{_LETTER}+{_CONS_NO_Y}{_CONS_NO_Y}", "ed", _stem(2)),  # parked -> park
+    (f"{_LETTER}+{_VOWEL_Y}{_VOWEL_Y}", "ed", _stem(2)),  # played -> play
+    (f"{_LETTER}+", "ed", _stem(2, "e")),  # smiled -> smile
+    (f"{_CONS_NO_Y}+", "ing", _KEEP),  # string
+    (f"{_PREFIX}*{_CONS}{_VOWEL}", "nging", _stem(3)),  # banging -> bang
+    (f"{_LETTER}+", "icking", _stem(3)),
+    (f"{_LETTER}*{_CONS}", "ining", _stem(3, "e")),  # shining -> shine
+    (f"{_LETTER}*{_CONS}{_VOWEL}[npwxNPWX]", "ing", _stem(3)),  # snowing -> snow
+    (f"{_LETTER}*{_lit('qu')}{_VOWEL}{_CONS}", "ing", _stem(3, "e")),
+    (f"{_LETTER}+{_lit('u')}{_VOWEL}", "ding", _stem(3, "e")),
+    (f"{_LETTER}*{_CONS}", "leting", _stem(3, "e")),
+    (f"{_PREFIX}*{_CONS}+[eiEI]", "ting", _stem(3, "e")),  # writing -> write
+    (f"{_LETTER}+[eiEI]", "ting", _stem(3)),  # visiting -> visit
+    (f"{_LETTER}*{_PREFIX}{_CONS_NO_Y}{_CONS_NO_Y}", "eating", _stem(3)),
+    (f"{_LETTER}*{_VOWEL}{_CONS_NO_Y}{_CONS_NO_Y}", "eating", _stem(3, "e")),
+    (f"{_LETTER}+[eoEO]", "ating", _stem(3)),  # floating -> float
+    (f"{_LETTER}+{_VOWEL}", "ating", _stem(3, "e")),  # skating -> skate
+    (f"{_LETTER}*{_VOWEL}{_VOWEL}[cgsvCGSV]", "ing", _stem(3, "e")),
+    (f"{_LETTER}*{_VOWEL}{_VOWEL}{_CONS}", "ing", _stem(3)),  # looking -> look
+    (f"{_LETTER}+[rwRW]", "ling", _stem(3)),  # curling -> curl
+    (f"{_LETTER}+", "thing", _stem(3, "e")),
+    (f"{_LETTER}+{_CONS_NO_Y}[cglsvCGLSV]", "ing", _stem(3, "e")),  # dancing -> dance
+    (f"{_LETTER}+{_CONS_NO_Y}{_CONS_NO_Y}", "ing", _stem(3)),  # parking -> park
+    (f"{_LETTER}+", "uing", _stem(3, "e")),
+    (f"{_LETTER}+{_VOWEL_Y}{_VOWEL_Y}", "ing", _stem(3)),  # playing -> play
+    (f"{_LETTER}+", "ying", _stem(3)),
+    (f"{_LETTER}*{_CONS_NO_Y}", "oing", _stem(3)),
+    (f"{_PREFIX}*{_CONS}+", "oring", _stem(3, "e")),
+    (f"{_LETTER}+", "ctoring", _stem(3)),
+    (f"{_LETTER}*{_CONS}[cltCLT]", "oring", _stem(3, "e")),
+    (f"{_LETTER}+[eoEO]", "ring", _stem(3)),
+    (f"{_LETTER}+", "ing", _stem(3, "e")),  # riding -> ride
 ]
 
 _Dispatch = dict[str, tuple[re.Pattern[str], list[_Action]]]
