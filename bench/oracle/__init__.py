@@ -11,9 +11,11 @@ never needs Java. One implementation, imported two ways without touching ``sys.p
 The package holds no import of its own siblings by absolute name, so both work.
 """
 
+from .morpha import *  # noqa: F403  (and morpha.py's)
+from .morpha import __all__ as _morpha_all
 from .official import *  # noqa: F403  (the public names are official.py's ``__all__``)
 from .official import __all__ as _official_all
 from .spice_full import *  # noqa: F403  (and spice_full.py's)
 from .spice_full import __all__ as _spice_full_all
 
-__all__ = [*_official_all, *_spice_full_all]
+__all__ = [*_official_all, *_spice_full_all, *_morpha_all]
