@@ -103,7 +103,9 @@ def _evaluate_on_dask(args: argparse.Namespace, corpus: Any, metrics: list[str])
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ValueError("--dask needs the dask extra: pip install 'capeval[dask]'") from None
+        from capeval._install import needs_extra
+
+        raise ValueError(needs_extra("--dask", "dask")) from None
     from capeval.engines.dask import evaluate_dask
 
     if args.dask == "local":

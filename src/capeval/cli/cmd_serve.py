@@ -86,7 +86,9 @@ def run_serve(args: argparse.Namespace) -> int:
         from capeval.server.services.baselines import NO_HOST_HINT, first_host, install_baselines
         from capeval.server.services.challenges import install_challenge
     except ImportError as exc:
-        print(f"capeval serve needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
+        from capeval._install import needs_extra
+
+        print(f"{needs_extra('capeval serve', 'server')} ({exc})", file=sys.stderr)
         return 2
     settings, challenges, environment = _settings(args)
     db = Database(settings.database_url)

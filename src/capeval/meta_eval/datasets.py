@@ -431,7 +431,9 @@ def _loadmat(path: PathLike, keys: Sequence[str]) -> dict[str, Any]:
     try:
         from scipy.io import loadmat
     except ImportError as exc:  # pragma: no cover - scipy is in the "stats" extra
-        raise ImportError("reading PASCAL-50S .mat files needs scipy: pip install 'capeval[stats]'") from exc
+        from capeval._install import needs_extra
+
+        raise ImportError(needs_extra("reading PASCAL-50S .mat files (scipy)", "stats")) from exc
     try:
         data = loadmat(os.fspath(path))
     except Exception as exc:  # noqa: BLE001 - scipy raises several types for a corrupt file
