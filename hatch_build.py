@@ -59,7 +59,8 @@ class KernelCacheHook(BuildHookInterface):  # type: ignore[type-arg]
             Path(self.root) / "src" / "capeval", package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
         )
         store = _kernel_store()
-        env = dict(os.environ, PYTHONPATH=self._tmp)
+        # pip's isolated build puts the build dependencies (numba, NumPy) on PYTHONPATH: keep them.
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [self._tmp, os.environ.get("PYTHONPATH")])))
         for name in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "CAPEVAL_CACHE_DIR"):
             env.pop(name, None)
         env["CAPEVAL_CACHE_DIR"] = str(Path(self._tmp) / "capeval-cache")
