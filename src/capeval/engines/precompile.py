@@ -86,11 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         from capeval.engines import _kernel_store
 
         environment = _kernel_store.environment_key()
-        restored = _kernel_store.restore(package_dir, args.store, environment)
+        try:
+            restored = _kernel_store.restore(package_dir, args.store, environment)
+        except OSError as exc:  # an unreadable cache: compile everything
+            print(f"compiled kernels not taken from {args.store}: {exc}", file=sys.stderr)  # noqa: T201
     before = _snapshot(package_dir)
     precompile()
     after = _snapshot(package_dir)
-    compiled = sorted({p.name.split(".", 1)[0] for p, stamp in after.items() if before.get(p) != stamp})
+    compiled = sorted(
+        {
+            (p.parent.parent.relative_to(package_dir) / p.name.split(".", 1)[0]).as_posix()
+            for p, stamp in after.items()
+            if before.get(p) != stamp
+        }
+    )
     if args.store:
         try:
             _kernel_store.save(package_dir, args.store, environment)
