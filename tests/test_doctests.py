@@ -53,7 +53,7 @@ def test_docstring_examples(name: str) -> None:
     assert result.failed == 0
 
 
-@pytest.mark.parametrize("doc", ["docs/architecture.md"])
+@pytest.mark.parametrize("doc", ["docs/architecture.md", "README.md"])
 def test_documentation_examples(doc: str) -> None:
     path = Path(__file__).resolve().parents[1] / doc
     result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)

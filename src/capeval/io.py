@@ -299,6 +299,37 @@ def _check_string(text: str, max_chars: int, surrogates: bool) -> None:
         raise _Refused("bad_string", "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), not text")
 
 
+#: What the JSON decoder's messages (which end in "at" or "starting at", expecting the position
+#: after them) mean, as whole clauses; the position is given before them.
+_JSON_PROBLEMS: tuple[tuple[str, str], ...] = (
+    ("Unterminated string", "a string starts here and is never closed with '\"'"),
+    (
+        "Invalid control character",
+        "a string holds a raw control character (a line break or tab, say); write it as an escape such as \\n",
+    ),
+    ("Expecting value", "a value was expected here"),
+    (
+        "Expecting property name enclosed in double quotes",
+        "a name in double quotes was expected here (JSON has no single quotes and no trailing commas)",
+    ),
+    ("Expecting ':' delimiter", "':' was expected here"),
+    ("Expecting ',' delimiter", "',' or a closing bracket was expected here"),
+    ("Extra data", "more data follows the end of the JSON value"),
+    ("Invalid \\uXXXX escape", "an invalid \\uXXXX escape"),
+    ("Invalid \\escape", "an invalid backslash escape"),
+    ("Illegal trailing comma", "a trailing comma (JSON allows none)"),
+)
+
+
+def _json_problem(message: str) -> str:
+    """The decoder's ``message`` as a whole clause (see :data:`_JSON_PROBLEMS`)."""
+    for start, clause in _JSON_PROBLEMS:
+        if message.startswith(start):
+            return clause
+    clause = re.sub(r"\s*(starting )?at$", "", message.strip())
+    return clause[:1].lower() + clause[1:]
+
+
 def _loads(text: str, name: str, limits: JsonLimits, line: int | None = None) -> Any:
     """One JSON value within ``limits``; every refusal is a :class:`CaptionFileError`."""
     at = name if line is None else f"{name}: line {line}"
@@ -315,7 +346,7 @@ def _loads(text: str, name: str, limits: JsonLimits, line: int | None = None) ->
         raise CaptionFileError(f"{at}: {exc.message}", code=exc.code) from None
     except json.JSONDecodeError as exc:
         loc = f"column {exc.colno}" if line is not None else f"line {exc.lineno}, column {exc.colno}"
-        raise CaptionFileError(f"{at}: invalid JSON at {loc}: {exc.msg}", code="bad_json") from None
+        raise CaptionFileError(f"{at}: invalid JSON at {loc}: {_json_problem(exc.msg)}", code="bad_json") from None
     except RecursionError:
         raise CaptionFileError(f"{at}: nested more than {limits.max_depth} levels deep", code="too_deep") from None
     except ValueError as exc:

@@ -7,6 +7,7 @@ optional dependencies are missing is still listed; constructing it raises an
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 from typing import Any
@@ -18,6 +19,7 @@ __all__ = [
     "DEFAULT_METRICS",
     "OFFICIAL_NAMES",
     "canonical_name",
+    "check_metric_name",
     "get_metric",
     "list_metrics",
     "metric_class",
@@ -88,16 +90,40 @@ def canonical_name(name: str) -> str:
     return _ALIASES.get(key, OFFICIAL_NAMES.get(key, key))
 
 
+def check_metric_name(name: str) -> str:
+    """The registry key of ``name`` (see :func:`canonical_name`), checked before any work is done.
+
+    Raises:
+        ValueError: for an unknown name, suggesting the closest known names.
+
+    Example:
+        >>> check_metric_name("CIDEr")
+        'cider-d'
+        >>> check_metric_name("blue")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown metric 'blue' (did you mean 'bleu'?); choose from bleu, ...
+    """
+    key = canonical_name(name)
+    path = _METRICS.get(key)
+    if path is None or not _module_exists(path):
+        known = list_metrics()
+        spellings = {**{k: k for k in known}, **{a: k for a, k in _ALIASES.items() if k in known}}
+        spellings.update((o, k) for o, k in OFFICIAL_NAMES.items() if k in known)
+        close = difflib.get_close_matches(key, list(spellings), n=3, cutoff=0.6)
+        suggestions = list(dict.fromkeys(spellings[c] for c in close))
+        hint = f" (did you mean {' or '.join(repr(s) for s in suggestions)}?)" if suggestions else ""
+        raise ValueError(f"unknown metric {name!r}{hint}; choose from {', '.join(known)}")
+    return key
+
+
 def metric_class(name: str) -> type[Metric]:
     """The metric class for a registry key, an alias or an official name (``"Bleu_4"``, ``"CIDEr"``).
 
     Raises:
         ValueError: for an unknown name.
     """
-    key = canonical_name(name)
-    path = _METRICS.get(key)
-    if path is None or not _module_exists(path):
-        raise ValueError(f"unknown metric {name!r}; choose from {', '.join(list_metrics())}")
+    path = _METRICS[check_metric_name(name)]
     module_name, attr = path.split(":")
     cls: type[Metric] = getattr(importlib.import_module(module_name), attr)
     return cls

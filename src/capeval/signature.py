@@ -5,7 +5,7 @@ metric, tokenizer, n-gram order, sigma, document-frequency source, number of ref
 and the capeval version (always last). The string form is stable and round-trips through
 :meth:`Signature.parse`::
 
-    cider-d|n:4|sigma:6|df:refs|tok:ptb|nrefs:5|v:0.1.0
+    cider-d|n:4|sigma:6|df:refs|tok:ptb|nrefs:5|v:<version>
 
 ``nrefs`` is a single number when every item has the same number of references and
 ``min-max`` otherwise.

@@ -84,6 +84,60 @@ def test_unknown_metric(tmp_path: Path, capsys: Any) -> None:
     assert "unknown metric 'nosuch'" in capsys.readouterr().err
 
 
+def test_a_misspelt_metric_fails_before_the_files_are_read(tmp_path: Path, capsys: Any) -> None:
+    missing = tmp_path / "not-there.json"
+    assert main(["score", "--results", str(missing), "--references", str(missing), "--metrics", "cider,blue"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("capeval: error: unknown metric 'blue' (did you mean 'bleu'?); choose from bleu, ")
+    assert "scoring" not in err and "not-there" not in err
+    assert main(["demo", "--metrics", "rogue-l"]) == 2
+    assert "unknown metric 'rogue-l' (did you mean 'rouge-l'?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "problem"),
+    [
+        ('[{"image_id": 1, "caption": "a dog', "line 1, column 29", "a string starts here and is never closed"),
+        ('[{"image_id": 1,\n "caption": "a\tdog"}]', "line 2, column 15", "a string holds a raw control character"),
+        ('[{"image_id": 1, "caption": "a"},]', "line 1, column 34", "a value was expected here"),
+        ("[{'image_id': 1}]", "line 1, column 3", "a name in double quotes was expected here"),
+        ('[{"image_id": 1} {"image_id": 2}]', "line 1, column 18", "',' or a closing bracket was expected here"),
+    ],
+)
+def test_invalid_json_is_a_whole_sentence_naming_file_line_and_column(
+    tmp_path: Path, capsys: Any, text: str, where: str, problem: str
+) -> None:
+    bad = tmp_path / "results.json"
+    bad.write_text(text, encoding="utf-8")
+    _, refs = demo_paths()
+    assert main(["score", "--results", str(bad), "--references", str(refs), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"capeval: error: {bad}: invalid JSON at {where}: {problem}"), err
+    assert not err.endswith((" at", " starting at")), err
+
+
+def test_strict_names_the_results_file(tmp_path: Path, capsys: Any) -> None:
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps([{"image_id": 1, "caption": " "}, {"image_id": 2, "caption": "a cat"}]))
+    refs = tmp_path / "refs.json"
+    refs.write_text(json.dumps({"1": ["a dog"], "2": ["a cat"]}))
+    args = ["score", "--results", str(results), "--references", str(refs), "--metrics", "bleu"]
+    assert main([*args, "--strict"]) == 2
+    assert f"capeval: error: {results}: 1 empty candidate caption(s) (image 1); --strict" in capsys.readouterr().err
+    assert main(args) == 0
+    assert f"capeval: warning: {results}: 1 empty candidate caption(s) (image 1)" in capsys.readouterr().err
+
+
+def test_demo_prints_the_official_figures_of_the_metrics_it_scored(capsys: Any) -> None:
+    assert main(["demo", "--metrics", "bleu,cider-d", "--tokenizer", "ws"]) == 0
+    official = capsys.readouterr().err.strip().splitlines()[-1]
+    assert official == (
+        "Official COCO evaluation on the same data: Bleu_1 0.579  Bleu_2 0.404  Bleu_3 0.279  Bleu_4 0.191  CIDEr 0.600"
+    )
+    assert main(["demo", "--metrics", "rouge-n", "--tokenizer", "ws"]) == 0
+    assert "Official COCO evaluation" not in capsys.readouterr().err
+
+
 def test_no_command_prints_help(capsys: Any) -> None:
     assert main([]) == 2
     with pytest.raises(SystemExit):

@@ -2,9 +2,9 @@
 
 Usage: python official_compat_runner.py ANNOTATIONS.json RESULTS.json OUTPUT.json
 
-The SPICE jar cannot parse here (its CoreNLP models are not installable), so ``Spice`` runs with the
-jar call replaced by one that writes the jar's output format (placeholder numbers): the official
-wrapper's own code then builds the return values, which the parity suite compares for shape and keys.
+This suite needs no CoreNLP models: ``Spice`` runs with the jar call replaced by one that writes
+the jar's output format (placeholder numbers): the official wrapper's own code then builds the
+return values, which the parity suite compares for shape and keys.
 Every returned value is written with its Python type (see :func:`describe`).
 """
 

@@ -59,3 +59,67 @@ def test_cli_scores_empty_candidates_like_the_api(tmp_path: Path, capsys: pytest
     assert [cli[str(k)]["CIDEr"] for k in CANDS] == api.item_scores.tolist()
     assert main([*args, "--strict"]) == 2
     assert "empty candidate caption(s) (image 102)" in capsys.readouterr().err
+
+
+def _compat_calls() -> list[tuple[str, object]]:
+    from capeval.compat.pycocoevalcap.bleu.bleu import Bleu
+    from capeval.compat.pycocoevalcap.cider.cider import Cider
+    from capeval.compat.pycocoevalcap.meteor.meteor import Meteor
+    from capeval.compat.pycocoevalcap.rouge.rouge import Rouge
+
+    return [
+        ("Bleu", lambda gts, res: Bleu(4).compute_score(gts, res, verbose=0)),
+        ("Meteor", lambda gts, res: Meteor().compute_score(gts, res)),
+        ("Rouge", lambda gts, res: Rouge().compute_score(gts, res)),
+        ("Cider", lambda gts, res: Cider().compute_score(gts, res)),
+    ]
+
+
+def test_compat_scorers_name_the_image_of_an_empty_candidate() -> None:
+    """Each compat scorer warns by image id (not position), CIDEr included, at the calling line."""
+    from capeval.metrics.meteor._resources import MeteorDataError, load_meteor_data
+
+    try:
+        load_meteor_data()
+    except MeteorDataError as exc:
+        pytest.skip(str(exc))
+    gts = {k: [r.lower().rstrip(".") for r in v] for k, v in REFS.items()}
+    res = {k: [v] for k, v in CANDS.items()}
+    for name, call in _compat_calls():
+        with pytest.warns(EmptyCandidateWarning) as caught:
+            call(gts, res)
+        messages = [str(w.message) for w in caught]
+        assert messages == [
+            f"{name}: 1 empty candidate caption(s) (image 102): scored as the official code scores them (0)"
+        ]
+        assert caught[0].filename == __file__
+
+
+def test_compat_evaluation_loop_warns_once_by_image_id() -> None:
+    from capeval.compat.pycocoevalcap.eval import COCOEvalCap
+
+    class Captions:
+        def __init__(self, captions: dict[int, list[str]]) -> None:
+            self.imgToAnns = {k: [{"image_id": k, "caption": c} for c in v] for k, v in captions.items()}
+
+        def getImgIds(self) -> list[int]:
+            return list(self.imgToAnns)
+
+    evaluator = COCOEvalCap(Captions(REFS), Captions({**{k: [v] for k, v in CANDS.items()}, 102: ["..."]}))
+    evaluator._scorers = lambda: [pair for pair in COCOEvalCap._scorers(evaluator) if pair[1] in ("ROUGE_L", "CIDEr")]
+    with pytest.warns(EmptyCandidateWarning) as caught:
+        evaluator.evaluate()
+    assert [str(w.message) for w in caught] == [
+        "COCOEvalCap: 1 empty candidate caption(s) (image 102): scored as the official code scores them (0)"
+    ]
+    assert evaluator.imgToEval[102]["CIDEr"] == 0.0
+
+
+def test_compat_cider_rewards_name_the_image_of_an_empty_sample() -> None:
+    from capeval.compat.pyciderevalcap.ciderD.ciderD import CiderD
+
+    gts = {k: [r.lower().rstrip(".") for r in v] for k, v in REFS.items()}
+    res = [{"image_id": k, "caption": [c]} for k, c in CANDS.items()] + [{"image_id": 103, "caption": [""]}]
+    with pytest.warns(EmptyCandidateWarning, match=r"^CiderD: 2 empty candidate caption\(s\) \(image 102, 103\)"):
+        _, scores = CiderD().compute_score(gts, res)
+    assert scores[1] == 0.0 and scores[3] == 0.0 and scores[0] > 0

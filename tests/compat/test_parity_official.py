@@ -3,7 +3,7 @@
 Every class and call pattern of :mod:`capeval.compat.pycocoevalcap` must return what the official
 code returns: same types, shapes, keys and numbers (within 1e-12), on the COCO demo and on the
 val2014 human-agreement protocol (first caption vs the next four). SPICE is compared for types,
-shapes and keys only: the official SPICE parser (CoreNLP) cannot run here.
+shapes and keys only: this suite replaces the SPICE jar call by a stand-in (it needs no CoreNLP models).
 """
 
 from __future__ import annotations

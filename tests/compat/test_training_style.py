@@ -92,8 +92,9 @@ def _captions_file(tmp: Path, n_images: int) -> Path:
     return path
 
 
-def _reward_batch(tmp: Path) -> tuple[Path, Path]:
-    """A df pickle built as self-critical's prepro_ngrams builds it, and a batch of sampled captions."""
+def _reward_batch(tmp: Path, df: str = "coco-train-idxs", by_image: bool = False) -> tuple[Path, Path]:
+    """A df pickle built as self-critical's prepro_ngrams builds it, and a batch of sampled captions
+    (five samples and five greedy captions per image); ``df="corpus"`` counts the batch's own."""
     data = json.loads((DEMO / "captions_val2014_demo_subset.json").read_text())
     refs: dict[int, list[list[str]]] = defaultdict(list)
     for ann in data["annotations"]:
@@ -137,7 +138,8 @@ def _reward_batch(tmp: Path) -> tuple[Path, Path]:
         return " ".join([*noisy[: rng.randint(1, len(noisy))], "0"])
 
     batch = {
-        "df": "coco-train-idxs",
+        "df": df,
+        "by_image": by_image,
         "gts": gts,
         "images": images,
         "samples": [sample(i) for i in images],
@@ -175,6 +177,35 @@ def test_cider_reward(tmp_path: Path) -> None:
     assert scores.shape == (160,) and np.isfinite(scores).all() and scores.max() > 0
 
 
+def test_cider_reward_corpus_df_counts_a_shared_reference_list_once_per_entry(tmp_path: Path) -> None:
+    """With corpus document frequencies, each entry of ``res`` counts its image's references, as in
+    the official scorer: sharing one list among an image's samples, giving each sample its own copy
+    and keying the entries by image id all give the same rewards."""
+    from capeval.compat.pyciderevalcap.ciderD.ciderD import CiderD
+
+    batch_path, workdir = _reward_batch(tmp_path, df="corpus")
+    shared = _run_here("cider_reward.py", str(batch_path), str(workdir), str(tmp_path / "shared.json"))
+    batch_path, workdir = _reward_batch(tmp_path, df="corpus", by_image=True)
+    by_image = _run_here("cider_reward.py", str(batch_path), str(workdir), str(tmp_path / "by_image.json"))
+    batch = json.loads(batch_path.read_text())
+    captions = batch["samples"] + batch["greedy"]
+    images = batch["images"] + batch["images"]
+    res = [{"image_id": i, "caption": [c]} for i, c in enumerate(captions)]
+    copies = {i: list(batch["gts"][str(image)]) for i, image in enumerate(images)}
+    _, scores = CiderD(df="corpus").compute_score(copies, res)
+    np.testing.assert_allclose(shared["scores"], scores, rtol=0, atol=TOLERANCE)
+    np.testing.assert_allclose(by_image["scores"], scores, rtol=0, atol=TOLERANCE)
+    # One sample per image: nothing is shared, the native metric with reference frequencies agrees.
+    from capeval.metrics.cider import CIDErD
+
+    first = [images.index(i) for i in sorted(set(images))]
+    native = CIDErD(tokenizer="none").score(
+        candidates=[captions[i] for i in first], references=[copies[i] for i in first]
+    )
+    single = CiderD(df="corpus").compute_score({i: copies[i] for i in first}, [res[i] for i in first])[1]
+    np.testing.assert_allclose(single, native.item_scores, rtol=0, atol=TOLERANCE)
+
+
 _SPICE_STUB = (
     (Path(__file__).with_name("official_compat_runner.py").read_text().split("def main")[0]) + "_patch_spice()\n"
 )
@@ -197,14 +228,22 @@ def test_scorers_after_tokenizer_official(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cider_reward_official(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("df", "by_image"),
+    [("coco-train-idxs", False), ("corpus", False), ("corpus", True)],
+    ids=["cached", "corpus", "corpus-by-image"],
+)
+def test_cider_reward_official(tmp_path: Path, df: str, by_image: bool) -> None:
+    """Five samples and five greedy captions per image, the rewards of the official scorer within 1e-12:
+    with cached document frequencies, and with the batch's own (``df="corpus"``), where the references
+    of an image count once per entry that names them."""
     from bench.oracle import OracleUnavailable, oracle_python
 
     try:
         python = oracle_python(need_java=False)
     except OracleUnavailable as exc:
         pytest.skip(str(exc))
-    batch, workdir = _reward_batch(tmp_path)
+    batch, workdir = _reward_batch(tmp_path, df=df, by_image=by_image)
     ours = _run_here("cider_reward.py", str(batch), str(workdir), str(tmp_path / "out.json"))
     official_out = tmp_path / "official.json"
     harness = Path(__file__).with_name("official_ciderd.py")

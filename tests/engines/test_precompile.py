@@ -63,3 +63,38 @@ def test_the_table_conversion_needs_no_kernel_the_precompilation_left_out(tmp_pa
     arrays = _resources._build_paraphrase_arrays(table)
     assert str(arrays["vocab"]).split("\n") == ["a", "dog", "the", "puppy"]
     assert _signatures() == before
+
+
+@pytest.mark.slow
+def test_a_second_wheel_build_takes_every_kernel_from_the_store(tmp_path: Path) -> None:
+    """What the wheel build runs (hatch_build.py), twice on fresh copies of the package: the second
+    run, as when a user adds an extra with ``pip install '.[extra]'``, compiles nothing and leaves
+    the same cache files for the wheel."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    import capeval
+
+    source = Path(capeval.__file__).resolve().parent
+    kept = tmp_path / "store"
+    listings = []
+    for build in ("first", "second"):
+        root = tmp_path / build
+        shutil.copytree(source, root / "capeval", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+        env.update(PYTHONPATH=str(root), CAPEVAL_CACHE_DIR=str(root / "cache"))
+        done = subprocess.run(
+            [sys.executable, "-m", "capeval.engines.precompile", "--store", str(kept)],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        listings.append(sorted(str(p.relative_to(root)) for p in root.rglob("__pycache__/*.nb[ic]")))
+        if build == "second":
+            assert "none compiled" in done.stderr, done.stderr
+    assert listings[0] == listings[1] and len(listings[0]) >= 14

@@ -63,6 +63,27 @@ def test_flickr8k_expert_tsv() -> None:
     assert all(len(r) == 5 for r in j.references)
 
 
+def test_flickr8k_expert_tsv_reads_csv_quoted_fields(tmp_path: Path) -> None:
+    """The table quotes a field holding '"' as CSV does (line 186 of the fixture): read unquoted."""
+    j = load_flickr8k_expert_tsv(DATA / "flickr8k_expert_dev_head300.tsv")
+    assert j.candidates[184] == (
+        'Two men are talking on the street ; one is pointing at a sign that says " Jesus or Hell " beneath a '
+        "red box , and the other is standing there listening ."
+    )
+    texts = [*j.candidates, *(r for refs in j.references for r in refs)]
+    assert not [t for t in texts if t.startswith('"') or '""' in t]
+    lines = (DATA / "flickr8k_expert_dev_head300.tsv").read_text().splitlines()
+    quoted = lines[185].split("\t")
+    quoted[6] = '"A dog says "" woof "" ||| a dog barks"'  # the references column quoted too
+    unterminated = lines[2].split("\t")
+    unterminated[2] = '"A dog runs'
+    (tmp_path / "q.tsv").write_text("\n".join([lines[0], "\t".join(quoted)]) + "\n")
+    assert load_flickr8k_expert_tsv(tmp_path / "q.tsv").references[0] == ('A dog says " woof "', "a dog barks")
+    (tmp_path / "u.tsv").write_text("\n".join([lines[0], lines[1], "\t".join(unterminated)]) + "\n")
+    with pytest.raises(ValueError, match=r"u.tsv:\d+: malformed CSV quoting"):
+        load_flickr8k_expert_tsv(tmp_path / "u.tsv")
+
+
 def test_flickr8k_expert_tsv_malformed(tmp_path: Path) -> None:
     lines = (DATA / "flickr8k_expert_dev_head300.tsv").read_text().splitlines()[:3]
     parts = lines[2].split("\t")

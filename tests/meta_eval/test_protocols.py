@@ -200,6 +200,9 @@ def test_composite_and_thumb_recipes(tmp_path: Path, scorer: EngineScorer) -> No
     shutil.copy(DATA / "thumb_head250.jsonl", tmp_path / "mscoco_THumB-1.0.jsonl")
     shutil.copy(DATA / "thumb_references_head.jsonl", tmp_path / "mscoco_references.json")
     result = reproduce("thumb", tmp_path, scorer)
+    # No published value is stored for THumB: the notes say why every published cell is "-".
+    assert all(r.published is None for r in result.rows)
+    assert any(n.startswith("published '-' (and no difference): THumB 1.0 (Kasai et al. 2022)") for n in result.notes)
     stats = {(r.metric, r.statistic): r.ours for r in result.rows}
     kinds = ("caption pearson", "caption tau-b", "system pearson", "system pearson (models)")
     assert set(stats) == {(m, s) for m in METRICS for s in kinds}

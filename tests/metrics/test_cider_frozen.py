@@ -177,3 +177,27 @@ def test_compiled_document_frequencies_equal_the_vectorized_counter(monkeypatch:
     for field in ("prefix", "last_word", "offsets", "df"):
         np.testing.assert_array_equal(getattr(compiled, field), getattr(vectorized, field))
     assert compiled.hash_tables() is compiled._tables[0]  # the index of the same counts, built once
+
+
+def test_one_image_with_its_own_document_frequencies_warns_that_every_score_is_zero() -> None:
+    from capeval.metrics.cider import OneDocumentWarning
+
+    refs = [["a dog running in a field", "the dog is on the grass"]]
+    for metric in (CIDErD(tokenizer="none"), CIDEr(tokenizer="none")):
+        with pytest.warns(OneDocumentWarning, match=r"single image make every idf log\(1/1\) = 0") as caught:
+            result = metric.score(candidates=["a dog runs on the grass"], references=refs)
+        assert caught[0].filename == __file__  # at the calling line, not inside capeval
+        assert result.item_scores.tolist() == [0.0]
+        with pytest.warns(OneDocumentWarning):
+            assert metric.score_batch(["a dog", "the dog"], [0, 0], refs).tolist() == [0.0, 0.0]
+    # Two images, or frozen frequencies: no warning, and scores that are not all 0.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OneDocumentWarning)
+        two = CIDErD(tokenizer="none").score(
+            candidates=["a dog runs on the grass", "a cat"], references=[*refs, ["a cat sleeping"]]
+        )
+        assert two.item_scores[0] > 0
+        frozen = DocumentFrequencies.from_references([*refs, ["a cat sleeping"]], n=4)
+        assert CIDErD(df=frozen, tokenizer="none").score_batch(["a dog runs"], [0], refs)[0] > 0

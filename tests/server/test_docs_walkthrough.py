@@ -13,8 +13,8 @@ Two levels:
 
 What the test changes in the commands, and why (nothing else is changed):
 
-* ``pip install 'capeval[...]'`` installs this source checkout (``pip install '<checkout>[...]'``),
-  not the release on PyPI: the test checks the code it ships with;
+* ``pip install '/path/to/capeval[...]'`` installs this source checkout (``/path/to/capeval`` is
+  the doc's placeholder for the reader's copy of the source);
 * port 8000 becomes a free port;
 * ``sudo`` is a stand-in script first on ``PATH``: ``sudo apt-get install PKG...`` checks with
   ``dpkg-query`` that each package is installed (``.ci/run`` installs them; the test does not run
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -167,7 +166,7 @@ def test_docs_from_an_empty_machine(tmp_path):
     work.mkdir()
     val = _reference_files(work)
     port = str(_free_port())
-    install = re.sub(r"'capeval\[", f"'{ROOT}[", _block("install"))
+    install = _block("install").replace("'/path/to/capeval[", f"'{ROOT}[")
     assert str(ROOT) in install
     walkthrough = _walkthrough().replace("8000", port)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAPEVAL_DATABASE", "PYTHON", "VIRTUAL_ENV", "PG"))}
@@ -196,7 +195,7 @@ def test_docs_from_an_empty_machine(tmp_path):
         admin = {**env, "PGUSER": parsed.username or "postgres"}
         _drop_doc_database(admin)
         postgres = _block("postgres").replace("@localhost/", f"@{env['PGHOST']}:{env['PGPORT']}/")
-        postgres = re.sub(r"'capeval\[", f"'{ROOT}[", postgres)
+        postgres = postgres.replace("'/path/to/capeval[", f"'{ROOT}[")
         assert str(ROOT) in postgres and f":{env['PGPORT']}/" in postgres
         parts += [postgres, "echo '=== postgres'", walkthrough, "printf '\\n=== end\\n'"]
     try:

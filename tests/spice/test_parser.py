@@ -18,7 +18,9 @@ def _missing() -> str | None:
     try:
         import spacy
     except ModuleNotFoundError:
-        return "spaCy is not installed (pip install 'capeval[spice]')"
+        from capeval._install import install_command
+
+        return f"spaCy is not installed ({install_command('spice')})"
     return None if spacy.util.is_package(DEFAULT_MODEL) else f"spaCy model {DEFAULT_MODEL} not installed"
 
 

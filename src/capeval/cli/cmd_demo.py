@@ -8,20 +8,43 @@ from typing import Any
 
 from capeval.cli.cmd_score import add_scoring_options, run_scoring
 from capeval.data import demo_paths
+from capeval.engines.local import resolve_metrics
+from capeval.registry import OFFICIAL_NAMES
 
-__all__ = ["register"]
+__all__ = ["OFFICIAL_DEMO", "official_line", "register"]
 
-#: The official evaluation's printout for the same data (pycocoevalcap 1.2 demo notebook).
-OFFICIAL_DEMO = (
-    "Bleu_1 0.579  Bleu_2 0.404  Bleu_3 0.279  Bleu_4 0.191  METEOR 0.195  ROUGE_L 0.396  CIDEr 0.600  SPICE 0.133"
-)
+#: The official evaluation's printout for the same data (pycocoevalcap 1.2 demo notebook; SPICE
+#: from the official SPICE 1.0 jar with Stanford CoreNLP), by official name.
+OFFICIAL_DEMO: dict[str, float] = {
+    "Bleu_1": 0.579,
+    "Bleu_2": 0.404,
+    "Bleu_3": 0.279,
+    "Bleu_4": 0.191,
+    "METEOR": 0.195,
+    "ROUGE_L": 0.396,
+    "CIDEr": 0.600,
+    "SPICE": 0.133,
+}
+
+
+def official_line(metrics: list[str]) -> str:
+    """The official figures of the metrics among ``metrics`` (registry keys), or "" if none has one.
+
+    Example:
+        >>> official_line(["cider-d", "rouge-n"])
+        'CIDEr 0.600'
+    """
+    scored = set(metrics)
+    shown = [f"{name} {value:.3f}" for name, value in OFFICIAL_DEMO.items() if OFFICIAL_NAMES[name.lower()] in scored]
+    return "  ".join(shown)
 
 
 def _run(args: argparse.Namespace) -> int:
     results, references = demo_paths()
     code = run_scoring(args, results, references)
-    if not args.quiet and args.format == "table":
-        print(f"\nOfficial COCO evaluation on the same data: {OFFICIAL_DEMO}", file=sys.stderr)
+    line = official_line(resolve_metrics(args.metrics.split(",") if args.metrics else None))
+    if line and not args.quiet and args.format == "table":
+        print(f"\nOfficial COCO evaluation on the same data: {line}", file=sys.stderr)
     return code
 
 

@@ -50,11 +50,12 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
 
 def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, require_all: bool = False) -> int:
     """Load, score and print; the body of ``score`` and ``demo``."""
-    corpus = load_corpus(results, references, require_all=require_all)
-    _check_empty_candidates(corpus, strict=getattr(args, "strict", False))
+    # The metric names are checked before the files are read.
     metrics = resolve_metrics(args.metrics.split(",") if args.metrics else None)
     if not metrics:
         raise ValueError("no metrics selected")
+    corpus = load_corpus(results, references, require_all=require_all)
+    _check_empty_candidates(corpus, results, strict=getattr(args, "strict", False))
     progress = not args.quiet and sys.stderr.isatty()
     if not args.quiet:
         logging.getLogger("capeval").setLevel(logging.INFO)
@@ -81,15 +82,18 @@ def run_scoring(args: argparse.Namespace, results: Any, references: Any, *, requ
     return 0
 
 
-def _check_empty_candidates(corpus: Any, *, strict: bool) -> None:
+def _check_empty_candidates(corpus: Any, results: Any, *, strict: bool) -> None:
     empty = [image_id for image_id, caption in zip(corpus.ids, corpus.candidates, strict=True) if not caption.strip()]
     if not empty:
         return
     shown = ", ".join(repr(i) for i in empty[:10]) + (", ..." if len(empty) > 10 else "")
+    where = f"{results}: " if isinstance(results, (str, os.PathLike)) else ""
     if strict:
-        raise ValueError(f"{len(empty)} empty candidate caption(s) (image {shown}); --strict makes them an error")
+        raise ValueError(
+            f"{where}{len(empty)} empty candidate caption(s) (image {shown}); --strict makes them an error"
+        )
     print(
-        f"capeval: warning: {len(empty)} empty candidate caption(s) (image {shown}): scored as the official "
+        f"capeval: warning: {where}{len(empty)} empty candidate caption(s) (image {shown}): scored as the official "
         "evaluation scores them (0); --strict makes this an error",
         file=sys.stderr,
     )
@@ -99,7 +103,9 @@ def _evaluate_on_dask(args: argparse.Namespace, corpus: Any, metrics: list[str])
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ValueError("--dask needs the dask extra: pip install 'capeval[dask]'") from None
+        from capeval._install import needs_extra
+
+        raise ValueError(needs_extra("--dask", "dask")) from None
     from capeval.engines.dask import evaluate_dask
 
     if args.dask == "local":

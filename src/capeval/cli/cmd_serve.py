@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import warnings
 from typing import Any
 
 __all__ = ["register", "run_serve"]
@@ -86,8 +87,15 @@ def run_serve(args: argparse.Namespace) -> int:
         from capeval.server.services.baselines import NO_HOST_HINT, first_host, install_baselines
         from capeval.server.services.challenges import install_challenge
     except ImportError as exc:
-        print(f"capeval serve needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
+        from capeval._install import needs_extra
+
+        print(f"{needs_extra('capeval serve', 'server')} ({exc})", file=sys.stderr)
         return 2
+    from capeval.metrics.cider import OneDocumentWarning
+
+    # This process checks each metric on a one-image corpus (available_metrics, also in create_app);
+    # CIDEr-D's warning that one image scores 0 is not for the host. The scoring workers keep it.
+    warnings.filterwarnings("ignore", category=OneDocumentWarning)
     settings, challenges, environment = _settings(args)
     db = Database(settings.database_url)
     upgrade_schema(db)

@@ -1,20 +1,32 @@
 """Input checks shared by the compatibility scorers (the official code's asserts, with messages).
 
-Also :func:`mean_and_item_scores`, the ``compute_score`` of the scorers that return the mean
-of per-image values.
+Also :func:`score_items`, which scores checked items and reports empty candidates by image id,
+and :func:`mean_and_item_scores`, the ``compute_score`` of the scorers that return the mean of
+per-image values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+import warnings
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from capeval.metrics.base import FloatArray, Metric
+from capeval.metrics.base import EmptyCandidateWarning, warn_caller
 
-__all__ = ["CompatInputError", "check_same_ids", "items_of", "mean_and_item_scores", "say"]
+if TYPE_CHECKING:
+    from capeval.metrics.base import CorpusResult, FloatArray, Metric
+
+__all__ = [
+    "CompatInputError",
+    "check_same_ids",
+    "items_of",
+    "mean_and_item_scores",
+    "say",
+    "score_items",
+    "warn_empty_candidates",
+]
 
 #: Hint for ``{"caption": ...}`` dicts passed to a scorer.
 _TOKENIZE_FIRST = " (tokenize first: PTBTokenizer().tokenize(...) returns strings)"
@@ -103,10 +115,41 @@ def say(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def warn_empty_candidates(ids: Sequence[Hashable] | None, candidates: Sequence[str], scorer: str) -> None:
+    """One :class:`~capeval.metrics.base.EmptyCandidateWarning` naming ``scorer`` and the image ids
+    of the empty candidates (none given: the call scores one candidate), if there are any; it
+    points at the line of the calling script."""
+    if all(map(str.strip, candidates)):
+        return
+    if ids is None:
+        message = f"{scorer}: empty candidate caption: scored as the official code scores it (0)"
+    else:
+        empty = [image_id for image_id, caption in zip(ids, candidates, strict=True) if not caption.strip()]
+        message = (
+            f"{scorer}: {len(empty)} empty candidate caption(s) (image {_show(empty)}): scored as the "
+            "official code scores them (0)"
+        )
+    warn_caller(EmptyCandidateWarning(message))
+
+
+def score_items(
+    metric: Metric,
+    ids: Sequence[Hashable] | None,
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    scorer: str,
+) -> CorpusResult:
+    """``metric`` on checked, tokenized items; empty candidates are reported once, by image id."""
+    warn_empty_candidates(ids, candidates, scorer)
+    with warnings.catch_warnings():  # reported above, by image id
+        warnings.simplefilter("ignore", EmptyCandidateWarning)
+        return metric.score_tokenized(candidates=candidates, references=references)
+
+
 def mean_and_item_scores(
     metric: Metric, gts: Mapping[Hashable, Any], res: Mapping[Hashable, Any], scorer: str
 ) -> tuple[np.float64, FloatArray]:
     """``(mean, per-image array)`` of a tokenizer-free metric on checked items in ``gts`` order."""
-    _, candidates, references = items_of(gts, res, scorer)
-    scores = metric.score_tokenized(candidates=candidates, references=references).item_scores
+    ids, candidates, references = items_of(gts, res, scorer)
+    scores = score_items(metric, ids, candidates, references, scorer).item_scores
     return np.float64(np.mean(scores)), np.array(scores)

@@ -20,7 +20,7 @@ import numpy as np
 from capeval.engines.executor import Backend, default_backend, run
 from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, Metric, check_inputs
-from capeval.registry import COCO_METRICS, DEFAULT_METRICS, canonical_name, get_metric, list_metrics
+from capeval.registry import COCO_METRICS, DEFAULT_METRICS, check_metric_name, get_metric, list_metrics
 from capeval.types import FloatArray
 
 __all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
@@ -110,7 +110,7 @@ def resolve_metrics(names: Iterable[str] | None) -> list[str]:
         elif key in ("coco", "all"):
             out.extend(m for m in COCO_METRICS if m in available)
         else:
-            out.append(canonical_name(key))
+            out.append(check_metric_name(key))
     seen: dict[str, None] = {}
     for key in out:
         seen.setdefault(key, None)

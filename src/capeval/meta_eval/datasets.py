@@ -313,39 +313,49 @@ def load_flickr8k_expert_tsv(path: PathLike) -> HumanJudgments:
 
     Required columns: ``image_id``, ``caption_id``, ``candidate``, ``expert1``..``expert3``,
     ``references`` (joined by `` ||| ``). Every other column must be numeric and is kept in
-    ``columns`` (``spice_f``, ``spice_pr``, ``spice_re``, ``tp``, ``fp``, ``fn``).
+    ``columns`` (``spice_f``, ``spice_pr``, ``spice_re``, ``tp``, ``fp``, ``fn``). Fields are
+    CSV-quoted where they hold a ``"`` (``"says "" Jesus "" ..."``), as the table is written: they
+    are read without the quoting.
 
     Raises:
         ValueError: naming the line of a malformed row or a missing column.
     """
     with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = reader.fieldnames or []
-        required = ["image_id", "caption_id", "candidate", "expert1", "expert2", "expert3", "references"]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")
-        extra_names = [c for c in header if c not in required]
-        ids, images, cands, refs, ratings = [], [], [], [], []
-        extra: dict[str, list[float]] = {c: [] for c in extra_names}
-        for number, row in enumerate(reader, 2):
-            where = f"{path}:{number}"
-            if None in row or any(v is None for v in row.values()):
-                raise ValueError(f"{where}: expected {len(header)} tab-separated fields")
-            scores = [_number(row[f"expert{i}"], where, f"expert{i}") for i in (1, 2, 3)]
-            for s in scores:
-                if not EXPERT_SCALE[0] <= s <= EXPERT_SCALE[1]:
-                    raise ValueError(f"{where}: expert score {s} outside 1-4")
-            references = tuple(r.strip() for r in row["references"].split(REFERENCE_SEPARATOR.strip()))
-            if not all(references):
-                raise ValueError(f"{where}: empty reference caption")
-            ids.append(f"{row['image_id']}/{row['caption_id']}")
-            images.append(row["image_id"])
-            cands.append(row["candidate"])
-            refs.append(references)
-            ratings.append(scores)
-            for c in extra_names:
-                extra[c].append(_number(row[c], where, c))
+        reader = csv.DictReader(handle, delimiter="\t", strict=True)
+        try:
+            return _flickr8k_expert_rows(path, reader)
+        except csv.Error as exc:
+            raise ValueError(f"{path}:{reader.line_num}: malformed CSV quoting ({exc})") from None
+
+
+def _flickr8k_expert_rows(path: PathLike, reader: csv.DictReader[str]) -> HumanJudgments:
+    """The rows of :func:`load_flickr8k_expert_tsv`, checked."""
+    header = reader.fieldnames or []
+    required = ["image_id", "caption_id", "candidate", "expert1", "expert2", "expert3", "references"]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")
+    extra_names = [c for c in header if c not in required]
+    ids, images, cands, refs, ratings = [], [], [], [], []
+    extra: dict[str, list[float]] = {c: [] for c in extra_names}
+    for row in reader:
+        where = f"{path}:{reader.line_num}"
+        if None in row or any(v is None for v in row.values()):
+            raise ValueError(f"{where}: expected {len(header)} tab-separated fields")
+        scores = [_number(row[f"expert{i}"], where, f"expert{i}") for i in (1, 2, 3)]
+        for s in scores:
+            if not EXPERT_SCALE[0] <= s <= EXPERT_SCALE[1]:
+                raise ValueError(f"{where}: expert score {s} outside 1-4")
+        references = tuple(r.strip() for r in row["references"].split(REFERENCE_SEPARATOR.strip()))
+        if not all(references):
+            raise ValueError(f"{where}: empty reference caption")
+        ids.append(f"{row['image_id']}/{row['caption_id']}")
+        images.append(row["image_id"])
+        cands.append(row["candidate"])
+        refs.append(references)
+        ratings.append(scores)
+        for c in extra_names:
+            extra[c].append(_number(row[c], where, c))
     if not ids:
         raise ValueError(f"{path}: no rows")
     return _judgments("flickr8k-expert", ids, images, cands, refs, ratings, columns=extra)
@@ -431,7 +441,9 @@ def _loadmat(path: PathLike, keys: Sequence[str]) -> dict[str, Any]:
     try:
         from scipy.io import loadmat
     except ImportError as exc:  # pragma: no cover - scipy is in the "stats" extra
-        raise ImportError("reading PASCAL-50S .mat files needs scipy: pip install 'capeval[stats]'") from exc
+        from capeval._install import needs_extra
+
+        raise ImportError(needs_extra("reading PASCAL-50S .mat files (scipy)", "stats")) from exc
     try:
         data = loadmat(os.fspath(path))
     except Exception as exc:  # noqa: BLE001 - scipy raises several types for a corrupt file

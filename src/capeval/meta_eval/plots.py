@@ -22,7 +22,9 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError as exc:  # pragma: no cover - matplotlib is in the "stats" extra
-        raise ImportError("plots need matplotlib: pip install 'capeval[stats]'") from exc
+        from capeval._install import needs_extra
+
+        raise ImportError(needs_extra("drawing plots (matplotlib)", "stats")) from exc
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 

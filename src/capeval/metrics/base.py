@@ -12,6 +12,8 @@ metrics whose corpus number pools counts (BLEU, METEOR) keep their own counts.
 from __future__ import annotations
 
 import abc
+import os
+import sys
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +36,22 @@ __all__ = [
     "check_inputs",
     "normalize_inputs",
     "nrefs_label",
+    "warn_caller",
 ]
+
+#: The installed package's directory: warnings point at the first frame outside it.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn_caller(warning: Warning) -> None:
+    """Issue ``warning`` at the line of the code that called into capeval (the first frame outside
+    the package), however deep inside capeval it is raised."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(warning, stacklevel=level)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from capeval.metrics import _cider_kernel
-from capeval.metrics.base import FloatArray, MeanMetric
+from capeval.metrics.base import FloatArray, MeanMetric, warn_caller
 from capeval.metrics.ngrams import (
     IntArray,
     NgramTable,
@@ -47,7 +47,7 @@ from capeval.metrics.ngrams import (
 )
 from capeval.tokenizers.base import Tokenizer
 
-__all__ = ["CIDEr", "CIDErD", "DocumentFrequencies", "SelfCIDErResult", "self_cider"]
+__all__ = ["CIDEr", "CIDErD", "DocumentFrequencies", "OneDocumentWarning", "SelfCIDErResult", "self_cider"]
 
 #: Gaussian length-penalty width of CIDEr-D (Vedantam et al. 2015; pycocoevalcap ``sigma=6.0``).
 CIDER_D_SIGMA = 6.0
@@ -55,6 +55,25 @@ CIDER_D_SIGMA = 6.0
 CIDER_D_SCALE = 10.0
 #: Highest n-gram order (pycocoevalcap ``n=4``).
 CIDER_MAX_N = 4
+
+
+class OneDocumentWarning(UserWarning):
+    """CIDEr with document frequencies from the references of one image: every score is 0.
+
+    With one document, every n-gram of the references occurs in all documents, so every idf is
+    ``log(1) - log(1) = 0`` (the official code gives 0 too). Score all images of a corpus in one
+    call, or give frozen document frequencies (``df=``).
+    """
+
+
+def _warn_one_document(metric: str) -> None:
+    warn_caller(
+        OneDocumentWarning(
+            f"{metric}: document frequencies from the references of a single image make every idf "
+            "log(1/1) = 0, so every score is 0; score all images in one call (the frequencies come from "
+            "all their references) or give frozen document frequencies (df=...)"
+        )
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -345,6 +364,8 @@ class _CIDErBase(MeanMetric):
             raise ValueError(f"item {int(np.flatnonzero(n_refs == 0)[0])}: no reference captions")
         flat_refs = [ref for refs in references for ref in refs]
         frozen = df if df is not None else self.df
+        if frozen is None and n_items == 1:
+            _warn_one_document(self.name)
         scores = None
         if frozen is None and _cider_kernel.available(self.n, 0):
             scores = _cider_kernel.score_with_reference_frequencies(

@@ -1,5 +1,7 @@
 # A self-critical CIDEr-D reward batch with a cached df pickle. Usage: cider_reward.py BATCH.json WORKDIR OUT.json
-# WORKDIR holds data/<df>.p; BATCH has "df", "gts" ({id: [word-index strings]}), "samples", "greedy".
+# WORKDIR holds data/<df>.p (unless "df" is "corpus"); BATCH has "df", "gts" ({id: [word-index strings]}),
+# "images", "samples", "greedy", and "by_image": res entries carry their image's id (several entries per id)
+# instead of one id per entry mapped to its image's shared reference list.
 import json
 import os
 import sys
@@ -15,9 +17,15 @@ os.chdir(workdir)
 CiderD_scorer = CiderD(df=batch["df"])
 gts = {int(k): v for k, v in batch["gts"].items()}
 res = []
-for i, caption in enumerate(batch["samples"] + batch["greedy"]):
-    res.append({"image_id": i, "caption": [caption]})
-res_gts = {i: gts[image] for i, image in enumerate(batch["images"] + batch["images"])}
+images = batch["images"] + batch["images"]
+if batch.get("by_image"):
+    for i, caption in enumerate(batch["samples"] + batch["greedy"]):
+        res.append({"image_id": images[i], "caption": [caption]})
+    res_gts = gts
+else:
+    for i, caption in enumerate(batch["samples"] + batch["greedy"]):
+        res.append({"image_id": i, "caption": [caption]})
+    res_gts = {i: gts[image] for i, image in enumerate(images)}
 _, scores = CiderD_scorer.compute_score(res_gts, res)
 n = len(batch["samples"])
 rewards = scores[:n] - scores[n:]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from capeval.compat._checks import CompatInputError
+from capeval.compat._checks import CompatInputError, warn_empty_candidates
 from capeval.metrics.base import FloatArray
 from capeval.metrics.cider import DocumentFrequencies
 
@@ -41,6 +41,7 @@ class _PyciderScorer:
             )
         candidates: list[str] = []
         references: list[Sequence[str]] = []
+        ids: list[Hashable] = []
         for i, entry in enumerate(res):
             try:
                 image_id, hypo = entry["image_id"], entry["caption"]
@@ -61,6 +62,8 @@ class _PyciderScorer:
                 raise CompatInputError(f"{self._name}: gts[{image_id!r}] must be a non-empty list of caption strings")
             candidates.append(hypo[0])
             references.append(refs)
+            ids.append(image_id)
+        warn_empty_candidates(ids, candidates, self._name)
         scores = self._score(candidates, references)
         return np.float64(np.mean(scores)), np.array(scores)
 
@@ -75,4 +78,11 @@ class _PyciderScorer:
                 index[key] = len(items)
                 items.append(refs)
             item_of.append(index[key])
-        return self._metric.score_batch(candidates, item_of, items, tokenized=True)
+        df: DocumentFrequencies | None = None
+        if self._metric.df is None and 1 < len(items) < len(references):
+            # The official scorer appends each entry's reference list on its own and counts document
+            # frequencies over those lists, ``log(len(res))`` being the idf numerator: a list shared
+            # by several entries (several samples of one image) counts once per entry. (With one
+            # list in all, every idf is 0 either way: the metric warns that every score is 0.)
+            df = DocumentFrequencies.from_references(references, name="refs", n=self._metric.n)
+        return self._metric.score_batch(candidates, item_of, items, df=df, tokenized=True)

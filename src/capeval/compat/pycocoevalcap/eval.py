@@ -10,16 +10,18 @@ silences them). Per-image SPICE entries are assigned exactly as the official cod
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from typing import Any
 
-from capeval.compat._checks import CompatInputError, say
+from capeval.compat._checks import CompatInputError, say, warn_empty_candidates
 from capeval.compat.pycocoevalcap.bleu.bleu import Bleu
 from capeval.compat.pycocoevalcap.cider.cider import Cider
 from capeval.compat.pycocoevalcap.meteor.meteor import Meteor
 from capeval.compat.pycocoevalcap.rouge.rouge import Rouge
 from capeval.compat.pycocoevalcap.spice.spice import Spice
 from capeval.compat.pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+from capeval.metrics.base import EmptyCandidateWarning
 
 __all__ = ["COCOEvalCap"]
 
@@ -82,13 +84,17 @@ class COCOEvalCap:
         gts = tokenizer.tokenize(gts)
         res = tokenizer.tokenize(res)
 
+        # Once for every metric, by image id (a caption of punctuation only is empty once tokenized).
+        warn_empty_candidates(list(res), [hypo[0] for hypo in res.values()], "COCOEvalCap")
         self._say("setting up scorers...")
         for scorer, method in self._scorers():
             self._say(f"computing {scorer.method()} score...")
-            if isinstance(scorer, Bleu):
-                score, scores = scorer.compute_score(gts, res, verbose=1 if self.verbose else 0)
-            else:
-                score, scores = scorer.compute_score(gts, res)
+            with warnings.catch_warnings():  # reported above
+                warnings.simplefilter("ignore", EmptyCandidateWarning)
+                if isinstance(scorer, Bleu):
+                    score, scores = scorer.compute_score(gts, res, verbose=1 if self.verbose else 0)
+                else:
+                    score, scores = scorer.compute_score(gts, res)
             if isinstance(method, list):
                 for sc, scs, m in zip(score, scores, method, strict=True):
                     self.setEval(sc, m)

@@ -26,7 +26,7 @@ from capeval.meta_eval.correlation import FloatArray, correlate
 from capeval.meta_eval.datasets import HumanJudgments, load_thumb
 from capeval.meta_eval.pairwise import pairwise_accuracy
 from capeval.meta_eval.protocols import data
-from capeval.meta_eval.protocols.published import PUBLISHED, PublishedTable
+from capeval.meta_eval.protocols.published import NO_PUBLISHED_VALUES, PUBLISHED, PublishedTable
 
 __all__ = [
     "PROTOCOLS",
@@ -470,4 +470,12 @@ def reproduce(
     for row in result.rows:
         if not math.isfinite(row.ours):
             result.notes.append(f"{row.metric} {row.statistic}: undefined on this data")
+    unpublished = [row for row in result.rows if row.published is None]
+    if unpublished:
+        reason = NO_PUBLISHED_VALUES.get(name)
+        if reason is None or len(unpublished) < len(result.rows):
+            shown = ", ".join(f"{row.metric} {row.statistic}" for row in unpublished[:6])
+            more = f", ... ({len(unpublished)} rows)" if len(unpublished) > 6 else ""
+            reason = f"the cited tables have no value for {shown}{more}"
+        result.notes.append(f"published '-' (and no difference): {reason}")
     return result

@@ -210,3 +210,11 @@ PUBLISHED: dict[str, list[PublishedTable]] = {
     # tables was available to check against, so none are stored.
     "thumb": [],
 }
+
+#: Why a protocol's rows have no published value ("-" in the table), where none of them has one.
+NO_PUBLISHED_VALUES: dict[str, str] = {
+    "thumb": (
+        "THumB 1.0 (Kasai et al. 2022) reports correlations of the classic metrics, but its tables have "
+        "not been checked against a copy, so capeval stores none and shows its own values only"
+    ),
+}

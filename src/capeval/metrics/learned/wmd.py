@@ -87,7 +87,9 @@ def _emd_linprog(a: FloatArray, b: FloatArray, cost: FloatArray) -> float:
         from scipy.optimize import linprog
         from scipy.sparse import coo_matrix, vstack
     except ImportError as exc:
-        raise ImportError("WMD needs POT or scipy for optimal transport: pip install 'capeval[learned]'") from exc
+        from capeval._install import needs_extra
+
+        raise ImportError(needs_extra("WMD (optimal transport with POT or scipy)", "learned")) from exc
 
     m, n = cost.shape
     flat = np.arange(m * n)

@@ -17,8 +17,9 @@ class CiderD(_PyciderScorer):
     Args:
         n: Highest n-gram order (4).
         sigma: Width of the length penalty (6.0).
-        df: ``"corpus"``: document frequencies of the references of each call (as the official
-            ``compute_score``); or a name/path: ``data/<df>.p`` (a self-critical pickle, read with a
+        df: ``"corpus"``: document frequencies of the references of each call, one document per
+            entry of ``res`` (as the official ``compute_score``: several samples of an image count
+            its references several times); or a name/path: ``data/<df>.p`` (a self-critical pickle, read with a
             restricted unpickler), a ``.p``/``.npz`` path, or a
             :class:`~capeval.metrics.cider.DocumentFrequencies`; the idf numerator is then
             ``log(ref_len)`` of that file.

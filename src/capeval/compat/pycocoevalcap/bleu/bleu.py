@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from capeval.compat._checks import items_of, say
+from capeval.compat._checks import items_of, say, score_items
 from capeval.metrics.bleu import BLEU as _BLEU
 from capeval.metrics.bleu import BLEU_SMALL, BLEU_TINY
 
@@ -30,8 +30,8 @@ class Bleu:
         self, gts: Mapping[Hashable, list[str]], res: Mapping[Hashable, list[str]], verbose: int = 1
     ) -> tuple[list[float], list[list[float]]]:
         """Corpus and per-image BLEU; with ``verbose`` (default, as official) prints the pooled counts."""
-        _, candidates, references = items_of(gts, res, "Bleu")
-        result = self._metric.score_tokenized(candidates=candidates, references=references)
+        ids, candidates, references = items_of(gts, res, "Bleu")
+        result = score_items(self._metric, ids, candidates, references, "Bleu")
         n = self._n
         score = [float(result.scores[f"bleu-{k}"]) for k in range(1, n + 1)]
         scores = [result.item_table[f"bleu-{k}"].tolist() for k in range(1, n + 1)]

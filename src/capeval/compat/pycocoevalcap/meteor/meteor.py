@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 
-from capeval.compat._checks import items_of
+from capeval.compat._checks import items_of, score_items
 
 __all__ = ["Meteor"]
 
@@ -25,8 +25,8 @@ class Meteor:
         self, gts: Mapping[Hashable, list[str]], res: Mapping[Hashable, list[str]]
     ) -> tuple[float, list[float]]:
         """Corpus and per-image METEOR."""
-        _, candidates, references = items_of(gts, res, "Meteor")
-        result = self._metric.score_tokenized(candidates=candidates, references=references)
+        ids, candidates, references = items_of(gts, res, "Meteor")
+        result = score_items(self._metric, ids, candidates, references, "Meteor")
         return float(result.score), result.item_scores.tolist()
 
     def method(self) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Hashable, Mapping
 
 import numpy as np
 
-from capeval.compat._checks import CompatInputError, mean_and_item_scores
+from capeval.compat._checks import CompatInputError, mean_and_item_scores, score_items
 from capeval.metrics.base import FloatArray
 from capeval.metrics.rouge import ROUGE_BETA, ROUGEL
 
@@ -30,7 +30,8 @@ class Rouge:
             raise CompatInputError("Rouge.calc_score: candidate must be a list holding one caption")
         if len(refs) == 0:
             raise CompatInputError("Rouge.calc_score: no reference captions")
-        return float(self._metric.score_tokenized(candidates=candidate, references=[list(refs)]).item_scores[0])
+        result = score_items(self._metric, None, candidate, [list(refs)], "Rouge.calc_score")
+        return float(result.item_scores[0])
 
     def compute_score(
         self, gts: Mapping[Hashable, list[str]], res: Mapping[Hashable, list[str]]

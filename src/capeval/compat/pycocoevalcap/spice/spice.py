@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from capeval.compat._checks import items_of
+from capeval.compat._checks import items_of, score_items
 
 __all__ = ["Spice"]
 
@@ -53,8 +53,8 @@ class Spice:
         self, gts: Mapping[Hashable, list[str]], res: Mapping[Hashable, list[str]]
     ) -> tuple[np.float64, list[dict[str, dict[str, float]]]]:
         """Mean ``All`` F-score and the per-image category scores (sorted image ids)."""
-        _, candidates, references = items_of(gts, res, "Spice", sort=True)
-        result = self._metric.score_tokenized(candidates=candidates, references=references)
+        ids, candidates, references = items_of(gts, res, "Spice", sort=True)
+        result = score_items(self._metric, ids, candidates, references, "Spice")
         scores: list[dict[str, dict[str, float]]] = []
         for detail in result.details or ():
             per_image: dict[str, dict[str, float]] = {}

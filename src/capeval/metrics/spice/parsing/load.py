@@ -38,14 +38,18 @@ def load_pipeline(model: str) -> tuple[Any, MorphaLemmatizer]:
         from spacy.language import Language
         from spacy.util import compile_infix_regex
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("SPICE needs spaCy: pip install 'capeval[spice]'") from exc
+        from capeval._install import needs_extra
+
+        raise ImportError(needs_extra("SPICE (spaCy)", "spice")) from exc
     try:
         # Only tags and dependencies are read: NER, the statistical sentence splitter and
         # the tag-to-POS attribute ruler are never loaded (tags and parses are identical
         # without the ruler); the lemmatizer is loaded only for its WordNet tables.
         nlp = spacy.load(model, exclude=["ner", "senter", "attribute_ruler"], disable=["lemmatizer"])
     except OSError as exc:
-        raise ImportError(f"spaCy model {model!r} is not installed: pip install 'capeval[spice]'") from exc
+        from capeval._install import install_command
+
+        raise ImportError(f"spaCy model {model!r} is not installed: {install_command('spice')}") from exc
     # PTB keeps intra-word hyphens ("double-decker"); drop spaCy's hyphen infix rule.
     infixes = [p for p in (nlp.Defaults.infixes or ()) if not (isinstance(p, str) and _HYPHEN_INFIX in p)]
     tokenizer: Any = nlp.tokenizer
