@@ -173,7 +173,8 @@ def postgres_url() -> str | None:
 
 
 class LiveServer:
-    """The app served by uvicorn on 127.0.0.1 in a background thread."""
+    """The app served by uvicorn on 127.0.0.1 in a background thread, configured as ``capeval serve``
+    configures it (:func:`capeval.server.app.uvicorn_config`)."""
 
     def __init__(self, app: Any) -> None:
         import socket
@@ -181,10 +182,12 @@ class LiveServer:
 
         import uvicorn
 
+        from capeval.server.app import uvicorn_config
+
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", backlog=512)
+        config = uvicorn_config(app, "127.0.0.1", self.port, backlog=512)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

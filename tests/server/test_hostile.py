@@ -486,3 +486,47 @@ def test_every_write_route_refuses_a_logged_in_browser_without_the_csrf_token(tm
     assert checked >= 20
     srv.client.close()
     srv.db.dispose()
+
+
+#: Forwarding headers a client can make up, one class each (and all at once).
+SPOOFED_HEADERS = [
+    {"x-forwarded-for": "203.0.113.9"},
+    {"x-forwarded-for": "198.51.100.1, 203.0.113.10"},
+    {"forwarded": "for=203.0.113.11;proto=https"},
+    {"x-real-ip": "203.0.113.12"},
+    {"x-forwarded-host": "evil.example", "x-forwarded-proto": "https"},
+    {
+        "x-forwarded-for": "203.0.113.13",
+        "forwarded": "for=203.0.113.13",
+        "x-real-ip": "203.0.113.13",
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "evil.example",
+    },
+]
+
+
+def test_made_up_forwarding_headers_never_lift_a_login_lockout(server):
+    """Served as ``capeval serve`` serves it (uvicorn on 127.0.0.1, ``trust_proxy`` off): after the
+    lockout, guesses carrying made-up forwarding headers are refused like the others, and so is the
+    right password (uvicorn's own proxy handling would otherwise take the client address from them)."""
+    import httpx
+
+    from .support import LiveServer
+
+    server.register("alice")
+    right = {"username": "alice", "password": "password-123"}
+    wrong = {"username": "alice", "password": "wrong-password"}
+    with LiveServer(server.app) as live, httpx.Client(base_url=live.url, timeout=30) as http:
+        for _ in range(10):
+            assert http.post("/api/v1/tokens", json=wrong).status_code == 401
+        assert http.post("/api/v1/tokens", json=wrong).status_code == 429
+        for headers in SPOOFED_HEADERS:
+            for _ in range(3):
+                r = http.post("/api/v1/tokens", json=wrong, headers=headers)
+                assert r.status_code == 429, (headers, r.status_code, r.text)
+            r = http.post("/api/v1/tokens", json=right, headers=headers)
+            assert r.status_code == 429, (headers, r.status_code, r.text)
+        # Fresh made-up addresses on every guess do not help either.
+        for i in range(12):
+            r = http.post("/api/v1/tokens", json=wrong, headers={"x-forwarded-for": f"192.0.2.{i + 1}"})
+            assert r.status_code == 429, (i, r.text)

@@ -12,6 +12,8 @@ Layout of the server package:
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -29,7 +31,7 @@ from capeval.server.web import host as web_host
 from capeval.server.web import submissions as web_submissions
 from capeval.server.web.templating import STATIC_DIR
 
-__all__ = ["MULTIPART_OVERHEAD_BYTES", "create_app"]
+__all__ = ["MULTIPART_OVERHEAD_BYTES", "create_app", "uvicorn_config"]
 
 #: Allowance for multipart framing and form fields on top of the file-size limit.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
@@ -82,3 +84,18 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     for router in ROUTERS:
         app.include_router(router)
     return app
+
+
+def uvicorn_config(app: FastAPI, host: str, port: int, **options: Any) -> Any:
+    """The uvicorn configuration ``capeval serve`` runs ``app`` with.
+
+    uvicorn's own proxy-header handling is off (by default it rewrites the client address from
+    ``X-Forwarded-For`` on connections from 127.0.0.1, and ``FORWARDED_ALLOW_IPS`` widens that):
+    the application decides the client address itself (:mod:`capeval.server.api.proxy`), believing
+    forwarding headers only from the proxies the host configured. ``options`` are passed on.
+    """
+    import uvicorn
+
+    settings = dict(log_level="warning", access_log=False, server_header=False)
+    settings.update(options)
+    return uvicorn.Config(app, host=host, port=port, proxy_headers=False, forwarded_allow_ips="", **settings)

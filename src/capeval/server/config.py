@@ -8,6 +8,7 @@ phases and their submission limits. Both load from a TOML (Python >= 3.11) or JS
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import sys
@@ -78,9 +79,11 @@ class Settings:
         worker_debug_delay: Seconds a worker sleeps after claiming a job (testing aid; 0 in production).
         secure_cookies: Always mark session cookies ``Secure``. They are also ``Secure`` whenever a
             request arrives over HTTPS (directly, or through a trusted proxy, see ``trust_proxy``).
-        trust_proxy: Believe ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` / ``X-Forwarded-For`` from the
-            reverse proxy in front of the server (only set this when such a proxy exists: clients
-            could otherwise forge the headers).
+        trust_proxy: Believe ``X-Forwarded-For`` / ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` from the
+            reverse proxy in front of the server, on requests whose peer is in ``trusted_proxies``
+            (only set this when such a proxy exists; ``Forwarded`` and ``X-Real-IP`` are never read).
+        trusted_proxies: Addresses or networks (``10.0.0.0/8``) of the reverse proxies whose
+            forwarding headers are believed when ``trust_proxy`` is on (default: this machine).
         allowed_origins: Extra origins (``https://example.org``) whose forms may post to the server;
             the server's own origin is always allowed.
     """
@@ -103,6 +106,7 @@ class Settings:
     worker_debug_delay: float = 0.0
     secure_cookies: bool = False
     trust_proxy: bool = False
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -110,6 +114,16 @@ class Settings:
             self.database_url = f"sqlite:///{Path(self.data_dir) / 'capeval.db'}"
         self.metrics = tuple(self.metrics)
         self.allowed_origins = tuple(o.rstrip("/").lower() for o in self.allowed_origins)
+        if isinstance(self.trusted_proxies, str):
+            self.trusted_proxies = (self.trusted_proxies,)
+        self.trusted_proxies = tuple(self.trusted_proxies)
+        for entry in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(str(entry), strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"settings: trusted_proxies entry {entry!r} is not an address or network (10.0.0.5, 10.0.0.0/8)"
+                ) from None
         for name in ("max_upload_bytes", "max_unzipped_bytes", "max_zip_members", "max_caption_chars"):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"settings: {name} must be a positive integer")

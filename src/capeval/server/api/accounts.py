@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from capeval.server.api.csrf import SESSION_COOKIE, client_address
+from capeval.server.api.csrf import SESSION_COOKIE
 from capeval.server.api.deps import (
     Ctx,
     CurrentUser,
@@ -16,6 +16,7 @@ from capeval.server.api.deps import (
     json_body,
     json_body_schema,
 )
+from capeval.server.api.proxy import throttle_keys
 from capeval.server.api.schemas import (
     Me,
     PasswordChange,
@@ -38,14 +39,14 @@ TokenBody = Annotated[TokenRequest, Depends(json_body(TokenRequest))]
 PasswordBody = Annotated[PasswordChange, Depends(json_body(PasswordChange))]
 
 
-def login(ctx: ServerContext, username: str, password: str, address: str) -> User:
+def login(ctx: ServerContext, username: str, password: str, addresses: tuple[str, ...]) -> User:
     """Check credentials under the login throttle; raises on failure."""
-    ctx.throttle.check(username, address)
+    ctx.throttle.check(username, addresses)
     user = authenticate(ctx.db, username, password)
     if user is None:
-        ctx.throttle.failed(username, address)
+        ctx.throttle.failed(username, addresses)
         raise Unauthenticated("unauthorized", "wrong username or password")
-    ctx.throttle.succeeded(username, address)
+    ctx.throttle.succeeded(username, addresses)
     return user
 
 
@@ -54,18 +55,18 @@ def new_password(
     user: User,
     current: str,
     new: str,
-    address: str,
+    addresses: tuple[str, ...],
     *,
     keep_token: str | None,
     revoke_api_tokens: bool = False,
 ) -> dict[str, int]:
     """Change ``user``'s password after checking the current one under the login throttle (a stolen
     session cannot guess it any faster than the login form)."""
-    ctx.throttle.check(user.username, address)
+    ctx.throttle.check(user.username, addresses)
     if authenticate(ctx.db, user.username, current) is None:
-        ctx.throttle.failed(user.username, address)
+        ctx.throttle.failed(user.username, addresses)
         raise Forbidden("wrong_password", "the current password is wrong")
-    ctx.throttle.succeeded(user.username, address)
+    ctx.throttle.succeeded(user.username, addresses)
     if new == current:
         raise InvalidInput("same_password", "the new password is the current one; choose another")
     return change_password(ctx.db, user.id, new, keep_token=keep_token, revoke_api_tokens=revoke_api_tokens)
@@ -105,8 +106,8 @@ async def register(body: RegisterBody, ctx: Ctx) -> RegisterResponse:
 @router.post("/tokens", status_code=201, response_model=TokenResponse, openapi_extra=json_body_schema(TokenRequest))
 async def tokens(request: Request, body: TokenBody, ctx: Ctx) -> TokenResponse:
     """Exchange username and password for an expiring API token."""
-    address = client_address(request, ctx.settings)
-    user = await run_in_threadpool(login, ctx, body.username, body.password, address)
+    addresses = throttle_keys(request, ctx.settings)
+    user = await run_in_threadpool(login, ctx, body.username, body.password, addresses)
     lifetime = timedelta(days=ctx.settings.token_days)
     token = await run_in_threadpool(issue_token, ctx.db, user.id, kind="api", lifetime=lifetime, label=body.label)
     return TokenResponse(token=token, expires_at=(utcnow() + lifetime).isoformat())
@@ -138,7 +139,7 @@ async def password(request: Request, body: PasswordBody, user: CurrentUser, ctx:
         user,
         body.current_password,
         body.new_password,
-        client_address(request, ctx.settings),
+        throttle_keys(request, ctx.settings),
         keep_token=request_credential(request),
         revoke_api_tokens=body.revoke_api_tokens,
     )

@@ -6,6 +6,7 @@ import hmac
 import re
 import threading
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 
 from sqlalchemy import func, select
@@ -254,12 +255,14 @@ class LoginThrottle:
             self._failures.pop(key, None)
         return times
 
-    def check(self, username: str, address: str) -> None:
-        """Raise :class:`TooManyAttempts` when this name (from this address) or this address is locked out."""
+    def check(self, username: str, addresses: str | Sequence[str]) -> None:
+        """Raise :class:`TooManyAttempts` when this name (from one of ``addresses``) or one of the
+        addresses is locked out. A request counts under every address it may come from."""
         now = time.monotonic()
+        keys = (addresses,) if isinstance(addresses, str) else tuple(addresses)
         with self._lock:
-            by_name = len(self._recent((normalize_username(username), address), now))
-            by_address = len(self._recent(("", address), now))
+            by_name = max(len(self._recent((normalize_username(username), a), now)) for a in keys)
+            by_address = max(len(self._recent(("", a), now)) for a in keys)
         minutes = f"{self.window / 60:.0f}"
         if by_name >= self.max_failures:
             raise TooManyAttempts(
@@ -271,16 +274,20 @@ class LoginThrottle:
                 "too_many_attempts", f"too many failed logins from your address; try again in {minutes} minutes"
             )
 
-    def failed(self, username: str, address: str) -> None:
+    def failed(self, username: str, addresses: str | Sequence[str]) -> None:
         """Record a failed login."""
         now = time.monotonic()
+        keys = (addresses,) if isinstance(addresses, str) else tuple(addresses)
         with self._lock:
             if len(self._failures) > self.max_keys:
                 self._failures.clear()
-            for key in ((normalize_username(username), address), ("", address)):
-                self._failures[key] = [*self._recent(key, now), now]
+            for address in keys:
+                for key in ((normalize_username(username), address), ("", address)):
+                    self._failures[key] = [*self._recent(key, now), now]
 
-    def succeeded(self, username: str, address: str) -> None:
-        """Forget the failures of a name that logged in from this address."""
+    def succeeded(self, username: str, addresses: str | Sequence[str]) -> None:
+        """Forget the failures of a name that logged in from these addresses."""
+        keys = (addresses,) if isinstance(addresses, str) else tuple(addresses)
         with self._lock:
-            self._failures.pop((normalize_username(username), address), None)
+            for address in keys:
+                self._failures.pop((normalize_username(username), address), None)

@@ -10,12 +10,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from capeval.server.api.accounts import login, new_password, request_credential
-from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, client_address, cookie_secure
+from capeval.server.api.csrf import PRESESSION_COOKIE, SESSION_COOKIE, cookie_secure
 from capeval.server.api.deps import (
     Ctx,
     MaybeUser,
     SubmissionId,
 )
+from capeval.server.api.proxy import throttle_keys
 from capeval.server.api.uploads import form_text, read_checked_form
 from capeval.server.domain.errors import DomainError, InvalidInput
 from capeval.server.models import User
@@ -100,9 +101,9 @@ async def login_post(request: Request, ctx: Ctx) -> Response:
     try:
         form = await read_checked_form(request, ctx.settings)
         state = _kept(form, ("username",))
-        address = client_address(request, ctx.settings)
+        addresses = throttle_keys(request, ctx.settings)
         user = await run_in_threadpool(
-            login, ctx, form_text(form, "username", limit=200), form_text(form, "password", limit=2000), address
+            login, ctx, form_text(form, "username", limit=200), form_text(form, "password", limit=2000), addresses
         )
     except DomainError as exc:
         from capeval.server.api.errors import status_of
@@ -164,7 +165,7 @@ async def password_post(request: Request, ctx: Ctx, user: MaybeUser) -> Response
             user,
             form_text(form, "current_password", limit=2000),
             new,
-            client_address(request, ctx.settings),
+            throttle_keys(request, ctx.settings),
             keep_token=request_credential(request),
             revoke_api_tokens=parse_flag("revoke_api_tokens", form_text(form, "revoke_api_tokens"), default=False),
         )
