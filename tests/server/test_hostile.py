@@ -530,3 +530,57 @@ def test_made_up_forwarding_headers_never_lift_a_login_lockout(server):
         for i in range(12):
             r = http.post("/api/v1/tokens", json=wrong, headers={"x-forwarded-for": f"192.0.2.{i + 1}"})
             assert r.status_code == 429, (i, r.text)
+
+
+def _web_login(client, username: str, password: str = "password-123") -> None:
+    r = client.post(
+        "/login",
+        data={"username": username, "password": password, "csrf_token": csrf_token(client)},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+
+
+def _entries(board: dict, split: str = "val") -> dict[int, dict]:
+    return {e["submission_id"]: e for s in board["splits"] if s["split"] == split for e in s["entries"]}
+
+
+def test_privacy_an_unticked_public_box_a_hidden_entry_and_the_hosts_ranks(server):
+    """The web upload form without "Show on the public leaderboard" makes a private entry (a browser
+    sends nothing for an unticked box); a hidden entry says so on its team's page; the host's
+    leaderboard marks hidden entries and leaves them out of the ranks everyone else sees."""
+    from fastapi.testclient import TestClient
+
+    server.register("quiet", team="quiet team")
+    browser = TestClient(server.app)
+    _web_login(browser, "quiet")
+    form = {"phase": "val", "method_name": "unlisted entry", "csrf_token": csrf_token(browser, "/c/coco-demo/submit")}
+    good = _raw(results_for(split_ids()[0]))
+    r = browser.post("/c/coco-demo/submit", data=form, files={"file": ("r.json", good, J)}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    private_id = int(r.headers["location"].rsplit("/", 1)[1])
+    assert browser.get(f"/api/v1/submissions/{private_id}").json()["public"] is False
+    loud = server.register("loud", team="loud team")
+    hidden_id = server.submit(loud, results_for(split_ids()[0]), query="?method_name=hidden+entry").json()["id"]
+    shown_id = server.submit(loud, _results(caption="a cat"), query="?method_name=shown+entry").json()["id"]
+    server.run_jobs()
+    anonymous = _entries(server.client.get("/api/v1/challenges/coco-demo/leaderboard").json())
+    assert private_id not in anonymous and hidden_id in anonymous
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    assert server.client.post(f"/api/v1/submissions/{hidden_id}/hide", headers=host).status_code == 200
+    page = server.client.get(f"/submissions/{hidden_id}", headers={"Authorization": f"Bearer {loud}"})
+    assert "listed on the leaderboard" not in page.text and "hidden by the challenge hosts" in page.text
+    anonymous = _entries(server.client.get("/api/v1/challenges/coco-demo/leaderboard").json())
+    assert hidden_id not in anonymous and anonymous[shown_id]["rank"] == 1
+    board_url = "/api/v1/challenges/coco-demo/leaderboard"
+    mine = _entries(server.client.get(board_url, headers={"Authorization": f"Bearer {loud}"}).json())
+    assert hidden_id not in mine
+    hosts = _entries(server.client.get("/api/v1/challenges/coco-demo/leaderboard", headers=host).json())
+    assert hosts[hidden_id]["hidden"] is True and hosts[hidden_id]["rank"] is None
+    assert hosts[private_id]["public"] is False and hosts[private_id]["rank"] is None
+    # The ranks a host sees are the ranks everyone sees.
+    assert {k: v["rank"] for k, v in hosts.items() if k in anonymous} == {k: v["rank"] for k, v in anonymous.items()}
+    html = server.client.get("/c/coco-demo?all=1", headers=host).text
+    row = html.split(f'data-submission="{hidden_id}"', 1)[1].split("</tr>", 1)[0]
+    assert "badge hidden" in row and 'class="rank sticky-1 num" data-value=""' in row
+    browser.close()

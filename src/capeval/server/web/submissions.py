@@ -88,10 +88,11 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
         part = form.get("file")
         if not isinstance(part, UploadFile) or not part.filename:
             return page(400, "choose a results file (.json or .zip) to upload")
+        # A browser sends nothing for an unticked box: no "public" field means a private entry.
         meta = SubmissionMeta.build(
             form_text(form, "method_name", limit=1000),
             form_text(form, "method_description", limit=10_000),
-            form_text(form, "public"),
+            parse_flag("public", form_text(form, "public"), default=False),
         )
         dry_run = parse_flag("dry_run", form_text(form, "dry_run"), default=False)
         out = await run_in_threadpool(
