@@ -584,3 +584,57 @@ def test_privacy_an_unticked_public_box_a_hidden_entry_and_the_hosts_ranks(serve
     row = html.split(f'data-submission="{hidden_id}"', 1)[1].split("</tr>", 1)[0]
     assert "badge hidden" in row and 'class="rank sticky-1 num" data-value=""' in row
     browser.close()
+
+
+def _quota(server, auth: dict[str, str]) -> dict:
+    return server.client.get("/api/v1/challenges/coco-demo", headers=auth).json()["quota"]["val"]
+
+
+def test_multipart_uploads_honour_the_query_parameters(server):
+    """``curl -F file=@val.json '...?dry_run=true&method_name=x'``: the query counts as the form fields
+    do; a value given in both places must agree."""
+    token = server.register("multi")
+    auth = {"Authorization": f"Bearer {token}"}
+    good = _raw(results_for(split_ids()[0]))
+    files = {"file": ("val.json", good, "application/octet-stream")}
+    r = server.client.post(f"{UPLOAD}?dry_run=true", files=files, headers=auth)
+    assert r.status_code == 200 and r.json()["dry_run"] is True, r.text
+    assert _submissions(server) == 2 and _quota(server, auth)["total"] == 0  # the two baselines only
+    r = server.client.post(f"{UPLOAD}?method_name=from+the+query&public=false", files=files, headers=auth)
+    assert r.status_code == 202, r.text
+    view = server.client.get(f"/api/v1/submissions/{r.json()['id']}", headers=auth).json()
+    assert view["method_name"] == "from the query" and view["public"] is False
+    r = server.client.post(f"{UPLOAD}?method_name=a", files=files, data={"method_name": "b"}, headers=auth)
+    assert r.status_code == 400 and "method_name" in r.json()["detail"], r.text
+    r = server.client.post(f"{UPLOAD}?dry_run=true", files=files, data={"dry_run": "false"}, headers=auth)
+    assert r.status_code == 400 and "dry_run" in r.json()["detail"], r.text
+    r = server.client.post(f"{UPLOAD}?dry_run=banana", files=files, headers=auth)
+    assert r.status_code == 400 and "dry_run" in r.json()["detail"], r.text
+    assert _quota(server, auth)["total"] == 1
+
+
+def test_a_malformed_upload_gets_its_own_error_when_the_limits_are_reached(server):
+    """Validation comes before the limits: with every limit of the phase reached, each malformed
+    upload (raw body or multipart, real or dry run) still gets the error that names its problem."""
+    token = server.register("busy")
+    auth = {"Authorization": f"Bearer {token}"}
+    good = results_for(split_ids()[0])
+    for _ in range(3):  # the demo's val phase allows 3 in flight
+        assert server.submit(token, good).status_code == 202
+    assert server.submit(token, good).json()["error"] == "limit_in_flight"
+    malformed = {
+        "bad-json": (b"[{not json", J, 400),
+        "not-a-list": (_raw({"image_id": 1}), J, 422),
+        "missing-image": (_raw(good[1:]), J, 422),
+        "empty-caption": (_raw(_results(caption=" ")), J, 422),
+        "bad-zip": (b"PK\x03\x04garbage", "application/zip", 400),
+        "wrong-type": (_raw(good), "text/html", 415),
+    }
+    for name, (data, ctype, status) in malformed.items():
+        for query in ("", "?dry_run=true"):
+            r = server.client.post(f"{UPLOAD}{query}", content=data, headers={**auth, "content-type": ctype})
+            assert r.status_code == status, (name, query, r.status_code, r.text)
+            filename = "r.html" if ctype == "text/html" else ("r.zip" if "zip" in ctype else "r.json")
+            r = server.client.post(f"{UPLOAD}{query}", files={"file": (filename, data, ctype)}, headers=auth)
+            assert r.status_code == status, (name, query, "multipart", r.status_code, r.text)
+    assert _quota(server, auth)["in_flight"] == 3
