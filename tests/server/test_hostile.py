@@ -638,3 +638,39 @@ def test_a_malformed_upload_gets_its_own_error_when_the_limits_are_reached(serve
             r = server.client.post(f"{UPLOAD}{query}", files={"file": (filename, data, ctype)}, headers=auth)
             assert r.status_code == status, (name, query, "multipart", r.status_code, r.text)
     assert _quota(server, auth)["in_flight"] == 3
+
+
+def _register(server, username: str, **fields):
+    return server.client.post("/api/v1/register", json={"username": username, "password": "password-123", **fields})
+
+
+def _team_of(server, username: str) -> str:
+    token = server.client.post("/api/v1/tokens", json={"username": username, "password": "password-123"}).json()
+    return server.client.get("/api/v1/me", headers={"Authorization": f"Bearer {token['token']}"}).json()["team"]
+
+
+def test_team_names_and_join_codes(server):
+    """A join code without a team name joins the team of that code; a wrong code is an error, never a
+    new team; team names are one name whatever their case, width or spacing."""
+    owner = server.register("vi", team="VisionLab")
+    code = server.client.get("/api/v1/me", headers={"Authorization": f"Bearer {owner}"}).json()["team_join_code"]
+    r = _register(server, "ana", team_code=code)
+    assert r.status_code == 201, r.text
+    assert _team_of(server, "ana") == "VisionLab"
+    r = _register(server, "ben", team_code="not-the-code")
+    assert r.status_code == 403 and "join code" in r.json()["detail"], r.text
+    r = _register(server, "ben", team="NoSuchTeam", team_code=code)
+    assert r.status_code == 403 and "NoSuchTeam" in r.json()["detail"], r.text
+    r = _register(server, "ben", team="", team_code="")
+    assert r.status_code == 201 and _team_of(server, "ben") == "ben"
+    for variant in ("visionlab", "VISIONLAB", " Vision\u3000Lab ".replace("\u3000", ""), "\uff36isionLab"):
+        r = _register(server, "cat", team=variant)
+        assert r.status_code == 403 and "join code" in r.json()["detail"], (variant, r.text)
+    r = _register(server, "cat", team="visionlab", team_code=code)
+    assert r.status_code == 201 and _team_of(server, "cat") == "VisionLab"
+    r = _register(server, "dot", team="Vision  Lab")
+    assert r.status_code == 201 and _team_of(server, "dot") == "Vision Lab"
+    r = _register(server, "eve", team="vision lab")
+    assert r.status_code == 403, r.text
+    nobody = [u for u in ("ben-typo",) if _register(server, u, team_code=" ").status_code == 201]
+    assert nobody == ["ben-typo"]  # a blank code is no code

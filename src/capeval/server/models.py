@@ -109,8 +109,11 @@ class Team(Base):
     """Participants submit for their team; limits are per team. Joining needs the team's join code."""
 
     __tablename__ = "team"
+    __table_args__ = (UniqueConstraint("name_key", name="uq_team_name_key"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
+    #: The name as teams compare (:func:`capeval.server.domain.text.team_key`): one team per key.
+    name_key: Mapped[str] = mapped_column(String(255))
     join_code: Mapped[str] = mapped_column(String(32), default=new_join_code)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

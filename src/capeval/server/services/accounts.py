@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from capeval.server.db import Database
 from capeval.server.domain.errors import Conflict, Forbidden, InvalidInput, TooManyAttempts
+from capeval.server.domain.text import TEAM_KEY_MAX, team_key
 from capeval.server.models import ApiToken, Team, User, utcnow
 from capeval.server.security import hash_password, hash_token, new_token, verify_password
 from capeval.server.services.audit import audit
@@ -23,6 +25,7 @@ __all__ = [
     "change_password",
     "create_user",
     "ensure_host",
+    "find_team",
     "issue_token",
     "normalize_username",
     "revoke_token",
@@ -66,7 +69,48 @@ def _clean_team_name(team_name: str) -> str:
         raise InvalidInput("bad_team", f"team name must have at most {TEAM_NAME_MAX} characters")
     if _TEAM_BAD.search(name):
         raise InvalidInput("bad_team", "team name must not contain control characters")
+    if len(team_key(name)) > TEAM_KEY_MAX:
+        raise InvalidInput("bad_team", "team name is too long once its compatibility characters are spelled out")
     return name
+
+
+def find_team(session: Session, name: str) -> Team | None:
+    """The team called ``name`` (compared by :func:`~capeval.server.domain.text.team_key`: any case,
+    width or spacing), or ``None``."""
+    return session.scalar(select(Team).where(Team.name_key == team_key(name)))
+
+
+def _team_to_join(
+    session: Session, username: str, team_name: str | None, team_code: str | None, *, is_host: bool
+) -> tuple[Team | None, str]:
+    """The existing team a registration joins (``None``: a new one) and the new team's name.
+
+    A join code alone names the team it belongs to; a team name with a code must be that team's
+    name; a name without a code creates the team (an existing one needs its code); neither means
+    a new team named after the user.
+    """
+    code = (team_code or "").strip()
+    if code and not team_name:
+        row = session.scalars(select(Team).where(Team.join_code == code).order_by(Team.id)).first()
+        if row is None:
+            raise Forbidden("team_code", "no team has this join code; check it with a member of the team")
+        return row, row.name
+    name = _clean_team_name(team_name or username)
+    row = find_team(session, name)
+    if row is None:
+        if code:
+            raise Forbidden(
+                "team_code",
+                f"no team is named {name!r}, so the join code cannot be checked: correct the name (or give the "
+                "code alone), or leave the code empty to create the team",
+            )
+        return None, name
+    if not is_host and not hmac.compare_digest(code.encode(), row.join_code.encode()):
+        raise Forbidden(
+            "team_code",
+            f"team {row.name!r} exists; joining it needs its join code (members find it at /api/v1/me)",
+        )
+    return row, row.name
 
 
 def create_user(
@@ -93,26 +137,24 @@ def create_user(
     if not _USERNAME.fullmatch(username):
         raise InvalidInput("bad_username", "username must be 1-80 ASCII letters, digits, '-', '_' or '.'")
     _check_password(password)
-    team = _clean_team_name(team_name if team_name is not None else username)
+    if team_name:
+        _clean_team_name(team_name)  # refuse a bad name before the (slow) password hash
     password_hash = hash_password(password)
     with db.write() as session:
         taken = session.scalar(select(User.id).where(func.lower(User.username) == username.lower()))
         if taken is not None:
             raise Conflict("username_taken", f"username {username!r} is already registered")
-        row = session.scalar(select(Team).where(Team.name == team))
         if not is_host:
             from capeval.server.services.hosting import check_registration
 
-            check_registration(session, invite_code, row.id if row is not None else None)
+            check_registration(session, invite_code, None)
+        row, team = _team_to_join(session, username, team_name, team_code, is_host=is_host)
+        if not is_host and row is not None:
+            check_registration(session, invite_code, row.id)
         if row is None:
-            row = Team(name=team)
+            row = Team(name=team, name_key=team_key(team))
             session.add(row)
             session.flush()
-        elif not is_host and not hmac.compare_digest((team_code or "").strip().encode(), row.join_code.encode()):
-            raise Forbidden(
-                "team_code",
-                f"team {team!r} exists; joining it needs its join code (members find it at /api/v1/me)",
-            )
         user = User(username=username, password_hash=password_hash, is_host=is_host, team_id=row.id)
         session.add(user)
         session.flush()
