@@ -674,3 +674,107 @@ def test_team_names_and_join_codes(server):
     assert r.status_code == 403, r.text
     nobody = [u for u in ("ben-typo",) if _register(server, u, team_code=" ").status_code == 201]
     assert nobody == ["ben-typo"]  # a blank code is no code
+
+
+#: One character of each class that reorders or hides text, with a plain name of its class.
+INVISIBLE = {
+    "rlo": "\u202e",
+    "lre": "\u202a",
+    "rli": "\u2067",
+    "pdi": "\u2069",
+    "lrm": "\u200e",
+    "alm": "\u061c",
+    "zwsp": "\u200b",
+    "word-joiner": "\u2060",
+    "bom": "\ufeff",
+    "soft-hyphen": "\u00ad",
+    "tag": "\U000e0041",
+    "line-separator": "\u2028",
+    "paragraph-separator": "\u2029",
+    "nel": "\x85",
+    "bell": "\x07",
+    "escape": "\x1b",
+    "del": "\x7f",
+}
+#: Allowed in one-line text only as what they are (line breaks and tabs are refused there).
+LINE_BREAKS = {"newline": "\n", "cr": "\r", "tab": "\t"}
+
+
+def test_every_typed_string_refuses_bidi_format_and_control_characters(server):
+    """Team names, user names, method names, descriptions and token labels, through every way in (API
+    JSON, query string, multipart form, web forms, the edit endpoint): each class of invisible or
+    reordering character is refused with a 4xx naming the code point; line breaks and tabs are
+    refused in one-line fields and kept in descriptions; the zero-width joiners scripts need pass."""
+    from fastapi.testclient import TestClient
+
+    token = server.register("typist", team="typists")
+    auth = {"Authorization": f"Bearer {token}"}
+    good = _raw(results_for(split_ids()[0]))
+    sid = server.submit(token, results_for(split_ids()[0]), query="?method_name=plain").json()["id"]
+    browser = TestClient(server.app)
+    _web_login(browser, "typist")
+    submit_csrf = csrf_token(browser, "/c/coco-demo/submit")
+    visitor = TestClient(server.app)
+    register_csrf = csrf_token(visitor, "/register")
+    before = _submissions(server)
+    one_line = {**INVISIBLE, **LINE_BREAKS}
+    for label, ch in one_line.items():
+        text = f"a{ch}b"
+        code = f"U+{ord(ch):04X}"
+        checks = {
+            "register-team": _register(server, f"u-{label}", team=text),
+            "register-username": _register(server, f"u{ch}x"),
+            "query-method": server.client.post(
+                UPLOAD, params={"method_name": text}, content=good, headers={**auth, "content-type": J}
+            ),
+            "multipart-method": server.client.post(
+                UPLOAD, data={"method_name": text}, files={"file": ("r.json", good, J)}, headers=auth
+            ),
+            "edit-method": server.client.patch(f"/api/v1/submissions/{sid}", json={"method_name": text}, headers=auth),
+            "token-label": server.client.post(
+                "/api/v1/tokens", json={"username": "typist", "password": "password-123", "label": text}
+            ),
+            "web-method": browser.post(
+                "/c/coco-demo/submit",
+                data={"phase": "val", "method_name": text, "csrf_token": submit_csrf},
+                files={"file": ("r.json", good, J)},
+            ),
+        }
+        for way, r in checks.items():
+            assert 400 <= r.status_code < 500, (label, way, r.status_code, r.text[:200])
+            if way != "register-username":  # user names are ASCII letters, digits and . _ -
+                assert code in r.text, (label, way, r.text[:300])
+    for label, ch in INVISIBLE.items():
+        r = server.client.patch(f"/api/v1/submissions/{sid}", json={"method_description": f"x{ch}y"}, headers=auth)
+        assert r.status_code == 400 and f"U+{ord(ch):04X}" in r.text, (label, r.text)
+    r = server.client.patch(
+        f"/api/v1/submissions/{sid}", json={"method_description": "two\nlines\tand a tab\r\n"}, headers=auth
+    )
+    assert r.status_code == 200, r.text
+    for name in ("team \u200d joiner", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"):
+        assert _register(server, f"zw{len(name)}", team=name).status_code == 201, name
+    r = visitor.post(
+        "/register",
+        data={"username": "formuser", "password": "password-123", "team": "x\u202ey", "csrf_token": register_csrf},
+    )
+    assert r.status_code == 400 and "U+202E" in r.text
+    assert _submissions(server) == before
+
+
+def test_captions_are_one_line_by_one_rule(server):
+    """Line breaks, tabs, controls and bidirectional or invisible formatting characters are refused
+    in captions alike (real upload and dry run), each named by its code point and image id."""
+    token = server.register("captioner")
+    headers = {"Authorization": f"Bearer {token}", "content-type": J}
+    image_id = results_for(split_ids()[0])[3]["image_id"]  # the item _results changes
+    before = _submissions(server)
+    for label, ch in {**INVISIBLE, **LINE_BREAKS}.items():
+        data = _raw(_results(caption=f"a dog{ch} sits"))
+        for query in ("", "?dry_run=true"):
+            r = server.client.post(f"{UPLOAD}{query}", content=data, headers=headers)
+            assert r.status_code == 422, (label, query, r.status_code, r.text)
+            detail = r.json()["detail"]
+            assert f"U+{ord(ch):04X}" in detail and f"image id {image_id}" in detail and "one line" in detail, detail
+    assert _submissions(server) == before
+    ok = _results(caption="a caf\u00e9 \u200dwith a joiner")
+    assert server.client.post(f"{UPLOAD}?dry_run=true", content=_raw(ok), headers=headers).status_code == 200

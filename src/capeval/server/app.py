@@ -96,6 +96,6 @@ def uvicorn_config(app: FastAPI, host: str, port: int, **options: Any) -> Any:
     """
     import uvicorn
 
-    settings = dict(log_level="warning", access_log=False, server_header=False)
+    settings: dict[str, Any] = {"log_level": "warning", "access_log": False, "server_header": False}
     settings.update(options)
     return uvicorn.Config(app, host=host, port=port, proxy_headers=False, forwarded_allow_ips="", **settings)

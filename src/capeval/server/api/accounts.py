@@ -28,7 +28,7 @@ from capeval.server.api.schemas import (
 )
 from capeval.server.domain.errors import Forbidden, InvalidInput, Unauthenticated
 from capeval.server.models import User, utcnow
-from capeval.server.services.accounts import authenticate, change_password, create_user, issue_token
+from capeval.server.services.accounts import authenticate, change_password, check_label, create_user, issue_token
 from capeval.server.services.context import ServerContext
 
 __all__ = ["login", "new_password", "request_credential", "router"]
@@ -106,10 +106,11 @@ async def register(body: RegisterBody, ctx: Ctx) -> RegisterResponse:
 @router.post("/tokens", status_code=201, response_model=TokenResponse, openapi_extra=json_body_schema(TokenRequest))
 async def tokens(request: Request, body: TokenBody, ctx: Ctx) -> TokenResponse:
     """Exchange username and password for an expiring API token."""
+    label = check_label(body.label)
     addresses = throttle_keys(request, ctx.settings)
     user = await run_in_threadpool(login, ctx, body.username, body.password, addresses)
     lifetime = timedelta(days=ctx.settings.token_days)
-    token = await run_in_threadpool(issue_token, ctx.db, user.id, kind="api", lifetime=lifetime, label=body.label)
+    token = await run_in_threadpool(issue_token, ctx.db, user.id, kind="api", lifetime=lifetime, label=label)
     return TokenResponse(token=token, expires_at=(utcnow() + lifetime).isoformat())
 
 

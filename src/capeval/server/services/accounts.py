@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from capeval.server.db import Database
 from capeval.server.domain.errors import Conflict, Forbidden, InvalidInput, TooManyAttempts
-from capeval.server.domain.text import TEAM_KEY_MAX, team_key
+from capeval.server.domain.text import TEAM_KEY_MAX, character_problem, team_key
 from capeval.server.models import ApiToken, Team, User, utcnow
 from capeval.server.security import hash_password, hash_token, new_token, verify_password
 from capeval.server.services.audit import audit
@@ -23,6 +23,7 @@ __all__ = [
     "LoginThrottle",
     "authenticate",
     "change_password",
+    "check_label",
     "create_user",
     "ensure_host",
     "find_team",
@@ -39,8 +40,6 @@ PASSWORD_MIN = 8
 PASSWORD_MAX = 1024
 LABEL_MAX = 120
 _USERNAME = re.compile(r"[A-Za-z0-9._-]{1,80}")
-#: Team names: printable text, no control characters or line separators.
-_TEAM_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 #: Verified against when the username is unknown, so a wrong password costs the same either way.
 _DUMMY_HASH = hash_password("capeval-no-such-user")
 
@@ -60,18 +59,27 @@ def _check_password(password: str) -> None:
 
 
 def _clean_team_name(team_name: str) -> str:
-    if _TEAM_BAD.search(team_name.replace("\t", " ")):
-        raise InvalidInput("bad_team", "team name must not contain control characters or line breaks")
+    problem = character_problem(team_name)
+    if problem:
+        raise InvalidInput("bad_team", f"team name {problem}; a team name is one line of visible text")
     name = " ".join(team_name.split())
     if not name:
         raise InvalidInput("bad_team", "team name must contain a visible character")
     if len(name) > TEAM_NAME_MAX:
         raise InvalidInput("bad_team", f"team name must have at most {TEAM_NAME_MAX} characters")
-    if _TEAM_BAD.search(name):
-        raise InvalidInput("bad_team", "team name must not contain control characters")
     if len(team_key(name)) > TEAM_KEY_MAX:
         raise InvalidInput("bad_team", "team name is too long once its compatibility characters are spelled out")
     return name
+
+
+def check_label(label: str) -> str:
+    """A token label: one line of visible text, at most :data:`LABEL_MAX` characters."""
+    problem = character_problem(label)
+    if problem:
+        raise InvalidInput("bad_label", f"label {problem}; a label is one line of visible text")
+    if len(label) > LABEL_MAX:
+        raise InvalidInput("bad_label", f"label has {len(label)} characters; at most {LABEL_MAX}")
+    return label
 
 
 def find_team(session: Session, name: str) -> Team | None:
