@@ -778,3 +778,65 @@ def test_captions_are_one_line_by_one_rule(server):
     assert _submissions(server) == before
     ok = _results(caption="a caf\u00e9 \u200dwith a joiner")
     assert server.client.post(f"{UPLOAD}?dry_run=true", content=_raw(ok), headers=headers).status_code == 200
+
+
+def test_the_413_message_quotes_the_configured_limit(tmp_path):
+    from .support import make_server
+
+    server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", max_upload_bytes=20_971_520)
+    token = server.register("big")
+    auth = {"Authorization": f"Bearer {token}"}
+    for headers in ({"content-type": J}, {"content-type": J, "accept": "text/html"}):
+        r = server.client.post(UPLOAD, content=b" " * 21_100_000, headers={**auth, **headers})
+        assert r.status_code == 413 and "20,971,520" in r.text and "21,037,056" not in r.text, r.text[:300]
+    r = server.client.post(UPLOAD, files={"file": ("r.json", b" " * 20_975_000, J)}, headers=auth)
+    assert r.status_code == 413 and "20,971,520" in r.text, r.text[:300]
+    server.client.close()
+    server.db.dispose()
+
+
+def test_withdrawing_another_teams_entry_is_a_404_with_or_without_confirm(server):
+    owner = server.register("owner")
+    other = {"Authorization": f"Bearer {server.register('other')}"}
+    sid = server.submit(owner, results_for(split_ids()[0])).json()["id"]
+    for body in ({}, {"confirm": False}, {"confirm": True}):
+        r = server.client.post(f"/api/v1/submissions/{sid}/withdraw", json=body, headers=other)
+        assert r.status_code == 404, (body, r.status_code, r.text)
+
+
+def test_head_is_answered_where_get_is(server):
+    for path in ("/", "/health", "/c/coco-demo", "/api/v1/challenges", "/static/style.css", "/login"):
+        get = server.client.get(path)
+        head = server.client.head(path)
+        assert head.status_code == get.status_code == 200, (path, head.status_code)
+        assert head.content == b"" and head.headers.get("content-type") == get.headers.get("content-type"), path
+    assert server.client.head("/c/nope").status_code == 404
+    assert server.client.head("/api/v1/me").status_code == 401
+
+
+def test_image_ids_of_a_phase_stay_closed_until_it_opens(server):
+    """Before a phase opens, its image ids (list, template, split list) are for hosts only: ids of a
+    hidden test split tell participants which images to study."""
+    from datetime import timedelta
+
+    from capeval.server.models import Phase, utcnow
+
+    with server.db.write() as session:
+        phase = session.scalar(select(Phase).where(Phase.name == "test"))
+        phase.starts_at = utcnow() + timedelta(days=3)
+    participant = {"Authorization": f"Bearer {server.register('early')}"}
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    urls = [
+        "/api/v1/challenges/coco-demo/phases/test/image_ids",
+        "/api/v1/challenges/coco-demo/phases/test/image_ids?format=txt",
+        "/api/v1/challenges/coco-demo/phases/test/template.json",
+        "/api/v1/challenges/coco-demo/splits/test/image_ids",
+    ]
+    for url in urls:
+        for who in ({}, participant):
+            r = server.client.get(url, headers=who)
+            assert r.status_code == 403 and "opens" in r.json()["detail"], (url, r.status_code, r.text[:200])
+        assert server.client.get(url, headers=host).status_code == 200, url
+    assert server.client.get("/api/v1/challenges/coco-demo/phases/val/image_ids").status_code == 200
+    page = server.client.get("/c/coco-demo", headers={"accept": "text/html"}).text
+    assert "/phases/test/image_ids" not in page and "/phases/val/image_ids" in page

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from capeval._version import __version__
 from capeval.server.api import accounts, challenges, host, hosting, leaderboard, meta, submissions
 from capeval.server.api.errors import install_error_handler
-from capeval.server.api.middleware import BodyLimitMiddleware, SecurityHeadersMiddleware
+from capeval.server.api.middleware import BodyLimitMiddleware, HeadMiddleware, SecurityHeadersMiddleware
 from capeval.server.config import Settings, resolve_settings
 from capeval.server.db import Database, upgrade_schema
 from capeval.server.scoring import available_metrics, scorer_version
@@ -77,8 +77,13 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     app.state.ctx = ServerContext(
         db=db, settings=settings, metrics=metrics, scorer_version=scorer_version(metrics, settings.tokenizer)
     )
-    app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        limit=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES,
+        upload_limit=settings.max_upload_bytes,
+    )
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(HeadMiddleware)
     install_error_handler(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for router in ROUTERS:

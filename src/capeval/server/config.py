@@ -237,10 +237,10 @@ class PhaseConfig:
         name: ``val``, ``test``, ...
         splits: Names of the splits a submission to this phase is scored on; the
             results file must cover every image of these splits exactly once.
-        starts_at / ends_at: ISO-8601 UTC times; ``None`` means unbounded.
-        max_per_day: Accepted submissions per team per UTC day (``None``: unlimited).
-        max_total: Accepted submissions per team in the phase (``None``: unlimited).
-        max_in_flight: Submissions per team queued or running at once (``None``: unlimited).
+        starts_at / ends_at: ISO-8601 times with a zone (``Z`` or ``+02:00``); ``None`` means unbounded.
+        max_per_day: Accepted submissions per team per UTC day (left out: no limit).
+        max_total: Accepted submissions per team in the phase (left out: no limit).
+        max_in_flight: Submissions per team queued or running at once (left out: no limit).
         scores_visible: ``always``, ``after_end`` (hosts only until the phase ends) or ``never``.
         allow_dry_run: Whether the phase accepts validation-only dry runs.
     """
@@ -249,9 +249,9 @@ class PhaseConfig:
     splits: list[str]
     starts_at: str | None = None
     ends_at: str | None = None
-    max_per_day: int | None = 5
-    max_total: int | None = 100
-    max_in_flight: int | None = 2
+    max_per_day: int | None = None
+    max_total: int | None = None
+    max_in_flight: int | None = None
     scores_visible: str = "always"
     allow_dry_run: bool = True
 
@@ -317,13 +317,18 @@ class ChallengeConfig:
 
 
 def parse_utc(value: str, what: str = "time") -> datetime:
-    """Parse an ISO-8601 time; naive times are taken as UTC."""
+    """Parse an ISO-8601 time with its zone (``Z`` or an offset such as ``+02:00``), as UTC.
+
+    Raises:
+        ValueError: not an ISO-8601 time, or one without a zone (which zone a host meant is not
+            guessed).
+    """
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise ValueError(f"{what}: {value!r} is not an ISO-8601 time") from None
+        raise ValueError(f"{what}: {value!r} is not an ISO-8601 time such as 2026-12-01T00:00:00Z") from None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
+        raise ValueError(f"{what}: {value!r} has no time zone; add Z for UTC or an offset (2026-12-01T00:00:00+01:00)")
     return parsed.astimezone(timezone.utc)
 
 

@@ -50,7 +50,7 @@ async def edit_phase(slug: str, phase: str, body: PhaseBody, host: HostUser, db:
     changes = body.model_dump(exclude_unset=True)
     changed = await run_in_threadpool(update_phase, db, host, slug, phase, changes)
     with db.read() as session:
-        summary = challenge_summary(get_challenge(session, slug))
+        summary = challenge_summary(get_challenge(session, slug), host)
     return {"changed": changed, "phase": next(p for p in summary["phases"] if p["name"] == phase)}
 
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-__all__ = ["BodyLimitMiddleware", "SecurityHeadersMiddleware"]
+__all__ = ["BodyLimitMiddleware", "HeadMiddleware", "SecurityHeadersMiddleware"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -36,12 +36,14 @@ class BodyLimitMiddleware:
     Browsers get a small HTML page, API clients JSON.
     """
 
-    def __init__(self, app: Callable[..., Awaitable[None]], limit: int) -> None:
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int, upload_limit: int | None = None) -> None:
         self.app = app
         self.limit = limit
+        #: The limit people are told: the file size limit (``limit`` adds room for form framing).
+        self.upload_limit = upload_limit if upload_limit is not None else limit
 
     async def _reject(self, scope: Scope, send: Send) -> None:
-        detail = f"request body exceeds the {self.limit}-byte upload limit"
+        detail = f"the request is larger than the upload limit of {self.upload_limit:,} bytes"
         if _wants_html(scope):
             body = (
                 "<!doctype html><html lang=en><head><meta charset=utf-8><title>413 · capeval</title>"
@@ -129,3 +131,25 @@ class SecurityHeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class HeadMiddleware:
+    """``HEAD`` is answered wherever ``GET`` is (monitors and link checkers use it): the request runs
+    as a ``GET`` and the response keeps its status and headers but sends no body."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,9 @@ from sqlalchemy.orm import Session
 from capeval.metrics.base import nrefs_label
 from capeval.server.config import ChallengeConfig, parse_utc
 from capeval.server.db import Database
-from capeval.server.domain.errors import NotFound
-from capeval.server.models import Challenge, Phase, PhaseSplit, Split
+from capeval.server.domain.errors import Forbidden, NotFound
+from capeval.server.domain.times import human_time
+from capeval.server.models import Challenge, Phase, PhaseSplit, Split, utcnow
 from capeval.server.services.audit import audit
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "expected_ids",
     "ids_url",
     "phase_image_ids",
+    "phase_opened",
     "template_url",
 ]
 
@@ -137,15 +140,40 @@ def template_url(slug: str, phase: str) -> str:
     return f"/api/v1/challenges/{slug}/phases/{phase}/template.json"
 
 
-def expected_ids(session: Session, slug: str, phase: str | None = None, split: str | None = None) -> list[int]:
-    """Sorted image ids of a phase (the union of its splits) or of one split. Ids are never secret:
-    participants need them to caption the images; only hidden splits' references are."""
+def phase_opened(phase: Phase, viewer: Any | None, now: datetime | None = None) -> bool:
+    """Whether ``viewer`` may know the phase's image ids: hosts always, everyone once it has opened."""
+    if viewer is not None and getattr(viewer, "is_host", False):
+        return True
+    return phase.starts_at is None or (now or utcnow()) >= phase.starts_at
+
+
+def expected_ids(
+    session: Session, slug: str, phase: str | None = None, split: str | None = None, viewer: Any | None = None
+) -> list[int]:
+    """Sorted image ids of a phase (the union of its splits) or of one split. Participants need them
+    to caption the images, once the phase has opened: before that they are for hosts only (the ids
+    of a hidden test split would tell which images to study). A split's ids are published with the
+    first of its phases to open.
+
+    Raises:
+        NotFound: no such challenge, phase or split.
+        Forbidden: the phase (every phase of the split) has not opened yet.
+    """
     if phase is not None:
-        return sorted(phase_image_ids(get_phase(session, slug, phase)))
+        row = get_phase(session, slug, phase)
+        if not phase_opened(row, viewer):
+            opens = human_time(row.starts_at) if row.starts_at else "later"
+            raise Forbidden("phase_not_open", f"phase {phase!r} opens at {opens}; its image ids are published then")
+        return sorted(phase_image_ids(row))
     challenge = get_challenge(session, slug)
-    for row in challenge.splits:
-        if row.name == split:
-            return sorted(int(k) for k in json.loads(row.references_json))
+    for split_row in challenge.splits:
+        if split_row.name == split:
+            phases = [p for p in challenge.phases if split_row in p.splits]
+            if not any(phase_opened(p, viewer) for p in phases):
+                starts = [p.starts_at for p in phases if p.starts_at is not None]
+                opens = f"opens at {human_time(min(starts))}" if starts else "is in no phase"
+                raise Forbidden("phase_not_open", f"split {split!r} {opens}; its image ids are published then")
+            return sorted(int(k) for k in json.loads(split_row.references_json))
     raise NotFound("no_split", f"challenge {slug!r} has no split {str(split)[:NAME_MAX]!r}")
 
 
@@ -183,8 +211,10 @@ def get_phase(session: Session, slug: str, phase_name: str) -> Phase:
     raise NotFound("no_phase", f"challenge {slug!r} has no phase {phase_name[:NAME_MAX]!r}")
 
 
-def challenge_summary(challenge: Challenge) -> dict[str, Any]:
-    """What anyone may know about a challenge (never references)."""
+def challenge_summary(challenge: Challenge, viewer: Any | None = None) -> dict[str, Any]:
+    """What ``viewer`` may know about a challenge (never references; the image-id links of a phase
+    only once it has opened, see :func:`phase_opened`)."""
+    now = utcnow()
     return {
         "slug": challenge.slug,
         "title": challenge.title,
@@ -197,8 +227,8 @@ def challenge_summary(challenge: Challenge) -> dict[str, Any]:
             {
                 "name": p.name,
                 "splits": [s.name for s in p.splits],
-                "image_ids_url": ids_url(challenge.slug, p.name),
-                "template_url": template_url(challenge.slug, p.name),
+                "image_ids_url": ids_url(challenge.slug, p.name) if phase_opened(p, viewer, now) else None,
+                "template_url": template_url(challenge.slug, p.name) if phase_opened(p, viewer, now) else None,
                 "starts_at": p.starts_at.isoformat() if p.starts_at else None,
                 "ends_at": p.ends_at.isoformat() if p.ends_at else None,
                 "max_per_day": p.max_per_day,
@@ -212,7 +242,7 @@ def challenge_summary(challenge: Challenge) -> dict[str, Any]:
     }
 
 
-def list_challenges(db: Database) -> list[dict[str, Any]]:
-    """Summaries of every challenge."""
+def list_challenges(db: Database, viewer: Any | None = None) -> list[dict[str, Any]]:
+    """Summaries of every challenge, as ``viewer`` may see them."""
     with db.read() as session:
-        return [challenge_summary(c) for c in session.scalars(select(Challenge).order_by(Challenge.id))]
+        return [challenge_summary(c, viewer) for c in session.scalars(select(Challenge).order_by(Challenge.id))]

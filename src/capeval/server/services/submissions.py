@@ -273,7 +273,9 @@ def accept_upload(
         expected = ctx.phase_ids.get(phase)
         phase_id = phase.id
     if len(data) > settings.max_upload_bytes:
-        raise TooLarge("too_large", f"file exceeds the {settings.max_upload_bytes}-byte upload limit")
+        raise TooLarge(
+            "too_large", f"the file has {len(data):,} bytes; the upload limit is {settings.max_upload_bytes:,} bytes"
+        )
     parsed = parse_upload(
         data,
         content_type=content_type,
@@ -615,10 +617,10 @@ def withdraw_submission(db: Database, actor: User, submission_id: int, *, confir
         InvalidInput: without ``confirm``.
         Conflict: already withdrawn.
     """
-    if not confirm:
-        raise InvalidInput("confirm_required", "withdrawing cannot be undone; send confirm=true to go ahead")
     with db.write() as session:
         submission = _own_submission(session, actor, submission_id)
+        if not confirm:
+            raise InvalidInput("confirm_required", "withdrawing cannot be undone; send confirm=true to go ahead")
         if submission.withdrawn_at is not None:
             raise Conflict("withdrawn", f"submission {submission_id} was already withdrawn")
         now = utcnow()

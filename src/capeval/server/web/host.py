@@ -68,7 +68,7 @@ def host_page(request: Request, host: HostUser, ctx: Ctx) -> Response:
             f"{c.slug}/{p.name}" for c in session.scalars(select(Challenge).order_by(Challenge.id)) for p in c.phases
         ]
         challenges = [
-            challenge_summary(get_challenge(session, slug))
+            challenge_summary(get_challenge(session, slug), host)
             for slug in session.scalars(select(Challenge.slug).order_by(Challenge.id))
         ]
     return render(
