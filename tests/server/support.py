@@ -107,7 +107,10 @@ class Server:
         )
 
     def host_token(self) -> str:
-        r = self.client.post("/api/v1/tokens", json={"username": "host", "password": HOST_PASSWORD})
+        return self.host_token_with(HOST_PASSWORD)
+
+    def host_token_with(self, password: str) -> str:
+        r = self.client.post("/api/v1/tokens", json={"username": "host", "password": password})
         assert r.status_code == 201, r.text
         return r.json()["token"]
 

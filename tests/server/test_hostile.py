@@ -11,11 +11,12 @@ import io
 import json
 import zipfile
 
+import pytest
 from sqlalchemy import func, select
 
 from capeval.server.models import Submission
 
-from .support import csrf_token, results_for, split_ids
+from .support import HOST_PASSWORD, csrf_token, results_for, split_ids
 
 J = "application/json"
 UPLOAD = "/api/v1/challenges/coco-demo/phases/val/submissions"
@@ -448,7 +449,7 @@ def test_a_server_failure_is_an_html_page_for_browsers_and_json_for_api_clients(
 
 
 #: Writes that act on no logged-in identity (they take a username and password themselves).
-NO_SESSION_WRITES = {("POST", "/api/v1/register"), ("POST", "/api/v1/tokens")}
+NO_SESSION_WRITES = {("POST", "/api/v1/register"), ("POST", "/api/v1/tokens"), ("POST", "/api/v1/password-reset")}
 
 
 def test_every_write_route_refuses_a_logged_in_browser_without_the_csrf_token(tmp_path):
@@ -466,7 +467,16 @@ def test_every_write_route_refuses_a_logged_in_browser_without_the_csrf_token(tm
     browser = srv.client
     login = {"username": "host", "password": HOST_PASSWORD, "csrf_token": csrf_token(browser)}
     assert browser.post("/login", data=login, follow_redirects=False).status_code == 303
-    values = {"slug": "coco-demo", "phase": "val", "split": "val", "submission_id": str(sid), "token_id": "1"}
+    values = {
+        "slug": "coco-demo",
+        "phase": "val",
+        "split": "val",
+        "submission_id": str(sid),
+        "token_id": "1",
+        "team_id": "1",
+        "username": "owner",
+        "token": "x" * 40,
+    }
     values["action"] = "hide"
     checked = 0
     for route in all_routes(srv.app):
@@ -840,3 +850,122 @@ def test_image_ids_of_a_phase_stay_closed_until_it_opens(server):
     assert server.client.get("/api/v1/challenges/coco-demo/phases/val/image_ids").status_code == 200
     page = server.client.get("/c/coco-demo", headers={"accept": "text/html"}).text
     assert "/phases/test/image_ids" not in page and "/phases/val/image_ids" in page
+
+
+def _client_at(server, address: str):
+    from fastapi.testclient import TestClient
+
+    return TestClient(server.app, client=(address, 40000))
+
+
+def _token_status(client, username: str, password: str) -> int:
+    return client.post("/api/v1/tokens", json={"username": username, "password": password}).status_code
+
+
+def _audit_actions(server) -> list[dict]:
+    return server.client.get("/api/v1/audit", headers={"Authorization": f"Bearer {server.host_token()}"}).json()
+
+
+def test_a_shared_address_keeps_working_while_someone_on_it_guesses(server, caplog):
+    """100 failed logins on made-up names from one address (a lab network) do not refuse any other
+    account's right password from that address: accounts that logged in from it before are not even
+    slowed, new ones wait their turn. Each failure and each slow-down is in the audit and server logs."""
+    import logging
+
+    from capeval.server.services.throttle import LoginThrottle
+
+    server.app.state.ctx.throttle = LoginThrottle(slow_step=0.01, slow_max=0.02)
+    server.register("alice")
+    server.register("bob")
+    lab = _client_at(server, "10.20.30.40")
+    assert _token_status(lab, "alice", "password-123") == 201  # alice has used the lab before
+    with caplog.at_level(logging.WARNING, logger="capeval"):
+        for i in range(100):
+            assert _token_status(lab, f"made-up-{i}", "guess-password") == 401, i
+    assert _token_status(lab, "host", HOST_PASSWORD) == 201
+    assert _token_status(lab, "alice", "password-123") == 201
+    assert _token_status(lab, "bob", "password-123") == 201
+    assert "failed login for made-up-7 from 10.20.30.40" in caplog.text
+    assert "slowed" in caplog.text
+    rows = _audit_actions(server)
+    failed = [r for r in rows if r["action"] == "login_failed"]
+    assert len(failed) == 100 and failed[0]["detail"] == "from 10.20.30.40"
+    assert any(r["action"] == "login_locked" and "slowed" in r["detail"] for r in rows)
+    lab.close()
+
+
+def test_guessing_one_account_is_refused_per_address_and_across_addresses(server):
+    """Ten failures from one address lock that account for that address; fifty from anywhere lock it
+    for every address it never logged in from, while the addresses it used keep working."""
+    server.register("victim")
+    home = _client_at(server, "192.0.2.10")
+    assert _token_status(home, "victim", "password-123") == 201
+    attacker = _client_at(server, "198.51.100.200")
+    for _ in range(10):
+        assert _token_status(attacker, "victim", "wrong-password") == 401
+    assert _token_status(attacker, "victim", "password-123") == 429
+    for i in range(40):  # a botnet: one guess per address
+        bot = _client_at(server, f"203.0.113.{i + 1}")
+        assert _token_status(bot, "Victim", "wrong-password") == 401, i
+        bot.close()
+    stranger = _client_at(server, "203.0.113.250")
+    assert _token_status(stranger, "victim", "password-123") == 429
+    assert _token_status(home, "victim", "password-123") == 201
+    rows = _audit_actions(server)
+    locks = [r["detail"] for r in rows if r["action"] == "login_locked" and r["target"] == "user:victim"]
+    assert any("198.51.100.200" in d for d in locks) and any("new addresses" in d for d in locks)
+    for client in (home, attacker, stranger):
+        client.close()
+
+
+def test_slowed_guesses_wait_their_turn():
+    """Past the per-address budget, attempts on names the address never logged into are spaced out
+    (queued, one per step) and a full queue is refused; known names pass at once."""
+    from capeval.server.domain.errors import TooManyAttempts
+    from capeval.server.services.throttle import LoginThrottle
+
+    throttle = LoginThrottle(slow_after=20, slow_step=1.0, max_wait_seconds=5.0)
+    throttle.succeeded("alice", "10.0.0.1")
+    for i in range(20):
+        assert throttle.admit(f"name-{i}", "10.0.0.1").delay == 0
+        throttle.failed(f"name-{i}", "10.0.0.1")
+    delays = [throttle.admit(f"other-{i}", "10.0.0.1").delay for i in range(5)]
+    assert all(0.9 < b - a < 1.1 for a, b in zip([0.0, *delays], delays, strict=False)), delays
+    with pytest.raises(TooManyAttempts):
+        throttle.admit("one-more", "10.0.0.1")
+    assert throttle.admit("alice", "10.0.0.1").delay == 0
+    assert throttle.admit("anyone", "10.0.0.2").delay == 0
+
+
+def test_registrations_are_limited_per_address_and_can_need_approval(server):
+    """One address registers at most the hosts' hourly limit of accounts (a team per account would
+    otherwise multiply the per-team limits); in approval mode new accounts wait for a host."""
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    r = server.client.put("/api/v1/registration", json={"per_address_hour": 3}, headers=host)
+    assert r.status_code == 200 and r.json()["per_address_hour"] == 3
+    cafe = _client_at(server, "198.51.100.77")
+    body = {"password": "password-123"}
+    for i in range(3):
+        assert cafe.post("/api/v1/register", json={**body, "username": f"sock-{i}"}).status_code == 201
+    r = cafe.post("/api/v1/register", json={**body, "username": "sock-3"})
+    assert r.status_code == 429 and "last hour" in r.json()["detail"], r.text
+    spoofed = cafe.post("/api/v1/register", json={**body, "username": "sock-4"}, headers={"x-forwarded-for": "1.1.1.1"})
+    assert spoofed.status_code == 429
+    elsewhere = _client_at(server, "198.51.100.78")
+    assert elsewhere.post("/api/v1/register", json={**body, "username": "honest"}).status_code == 201
+    registered = [r for r in _audit_actions(server) if r["action"] == "register"]
+    assert any("198.51.100.77" in r["detail"] and r["target"] == "user:sock-0" for r in registered)
+    # Approval: the account exists but cannot log in until a host approves it.
+    server.client.put("/api/v1/registration", json={"mode": "approval"}, headers=host)
+    r = elsewhere.post("/api/v1/register", json={**body, "username": "newbie"})
+    assert r.status_code == 201 and r.json()["status"] == "pending"
+    r = elsewhere.post("/api/v1/tokens", json={"username": "newbie", "password": "password-123"})
+    assert r.status_code == 403 and r.json()["error"] == "account_pending"
+    pending = server.client.get("/api/v1/users?status=pending", headers=host).json()
+    assert [u["username"] for u in pending] == ["newbie"]
+    r = server.client.post("/api/v1/users/newbie/status", json={"status": "active"}, headers=host)
+    assert r.status_code == 200 and r.json()["previous"] == "pending"
+    assert _token_status(elsewhere, "newbie", "password-123") == 201
+    assert any(r["action"] == "approve_user" for r in _audit_actions(server))
+    cafe.close()
+    elsewhere.close()

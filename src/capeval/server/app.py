@@ -18,7 +18,18 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from capeval._version import __version__
-from capeval.server.api import accounts, challenges, host, hosting, leaderboard, meta, submissions
+from capeval.server.api import (
+    accounts,
+    challenges,
+    exports,
+    host,
+    hosting,
+    leaderboard,
+    meta,
+    setup,
+    submissions,
+    users,
+)
 from capeval.server.api.errors import install_error_handler
 from capeval.server.api.middleware import BodyLimitMiddleware, HeadMiddleware, SecurityHeadersMiddleware
 from capeval.server.config import Settings, resolve_settings
@@ -44,6 +55,9 @@ ROUTERS = (
     leaderboard.router,
     host.router,
     hosting.router,
+    users.router,
+    setup.router,
+    exports.router,
     web_accounts.router,
     web_challenges.router,
     web_submissions.router,

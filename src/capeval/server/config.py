@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -19,14 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from capeval.registry import COCO_METRICS
+from capeval.server.domain.text import character_problem
 
 __all__ = [
+    "NAME_PATTERN",
     "ChallengeConfig",
     "Environment",
     "PhaseConfig",
     "Settings",
     "SplitConfig",
+    "check_name",
     "load_config_file",
+    "parse_utc",
     "read_environment",
     "resolve_settings",
 ]
@@ -225,6 +230,7 @@ class SplitConfig:
     image_ids: list[int] | None = None
 
     def __post_init__(self) -> None:
+        check_name("split", self.name)
         if self.visibility not in ("public", "hidden"):
             raise ValueError(f"split {self.name!r}: visibility must be 'public' or 'hidden', got {self.visibility!r}")
 
@@ -256,6 +262,7 @@ class PhaseConfig:
     allow_dry_run: bool = True
 
     def __post_init__(self) -> None:
+        check_name("phase", self.name)
         if self.scores_visible not in ("always", "after_end", "never"):
             raise ValueError(f"phase {self.name!r}: scores_visible must be always, after_end or never")
         if not self.splits:
@@ -264,6 +271,10 @@ class PhaseConfig:
             value = getattr(self, key)
             if value is not None:
                 parse_utc(value, f"phase {self.name!r} {key}")
+        for key in ("max_per_day", "max_total", "max_in_flight"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"phase {self.name!r}: {key} must be a whole number (leave it out for no limit)")
 
 
 @dataclass
@@ -287,6 +298,29 @@ class ChallengeConfig:
     phases: list[PhaseConfig]
     description: str = ""
     baseline: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_name("challenge slug", self.slug)
+        for what, text, multiline in (("title", self.title, False), ("description", self.description, True)):
+            if not isinstance(text, str):
+                raise ValueError(f"challenge {self.slug!r}: {what} must be text")
+            problem = character_problem(text, multiline=multiline)
+            if problem:
+                raise ValueError(f"challenge {self.slug!r}: {what} {problem}")
+        if not self.title.strip():
+            raise ValueError(f"challenge {self.slug!r}: the title is empty")
+        if len(self.title) > TITLE_MAX or len(self.description) > DESCRIPTION_MAX:
+            raise ValueError(
+                f"challenge {self.slug!r}: title or description too long ({TITLE_MAX}/{DESCRIPTION_MAX} characters)"
+            )
+        split_names = [s.name for s in self.splits]
+        phase_names = [p.name for p in self.phases]
+        for what, names in (("split", split_names), ("phase", phase_names)):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:
+                raise ValueError(f"challenge {self.slug!r}: {what} name(s) given twice: {twice}")
+        if not self.phases:
+            raise ValueError(f"challenge {self.slug!r}: no phase")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], base_dir: Path | None = None) -> ChallengeConfig:
@@ -314,6 +348,26 @@ class ChallengeConfig:
             if phase_name not in {p.name for p in config.phases}:
                 raise ValueError(f"baseline for unknown phase {phase_name!r}")
         return config
+
+
+#: Slugs, phase and split names: they appear in URLs.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+TITLE_MAX = 200
+DESCRIPTION_MAX = 10_000
+
+
+def check_name(what: str, name: object) -> None:
+    """A slug, phase or split name: 1-80 ASCII letters, digits, ``.``, ``_`` or ``-`` (they are part of
+    URLs), starting with a letter or digit.
+
+    Raises:
+        ValueError: naming ``what`` and the name.
+    """
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ValueError(
+            f"{what} name {str(name)[:80]!r}: use 1-80 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
 
 
 def parse_utc(value: str, what: str = "time") -> datetime:

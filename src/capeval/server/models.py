@@ -49,6 +49,7 @@ __all__ = [
     "Submission",
     "Team",
     "UploadFile",
+    "USER_STATES",
     "User",
     "utcnow",
 ]
@@ -118,6 +119,11 @@ class Team(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+#: Account states: ``active``; ``pending`` (registered while the hosts approve new accounts);
+#: ``disabled`` (by a host). Only active accounts log in or use their sessions and tokens.
+USER_STATES = ("active", "pending", "disabled")
+
+
 class User(Base):
     __tablename__ = "user_account"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -126,7 +132,14 @@ class User(Base):
     is_host: Mapped[bool] = mapped_column(Boolean, default=False)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
+    last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     team: Mapped[Team | None] = relationship(lazy="joined")
+
+    @property
+    def active(self) -> bool:
+        """Whether the account may log in and use its sessions and tokens."""
+        return self.status == "active"
 
 
 class ApiToken(Base):

@@ -33,6 +33,7 @@ __all__ = [
     "ids_url",
     "phase_image_ids",
     "phase_opened",
+    "split_payload",
     "template_url",
 ]
 
@@ -40,17 +41,19 @@ __all__ = [
 NAME_MAX = 80
 
 
-def load_references(path: str | Path, image_ids: Sequence[int] | None = None) -> dict[int, list[str]]:
-    """Read a reference file with the library's reader (:func:`capeval.io.read_references`), keeping
-    the images of a split.
+def load_references(
+    path: str | Path, image_ids: Sequence[int] | None = None, *, data: bytes | None = None
+) -> dict[int, list[str]]:
+    """Read a reference file with the library's reader (:func:`capeval.io.parse_references`), keeping
+    the images of a split; ``data`` gives the file's bytes (an upload; ``path`` then names it).
 
     Raises:
         ValueError: naming the file and the problem (integer ids are required: the server's
             results files use COCO's integer ``image_id``).
     """
-    from capeval.io import read_references
+    from capeval.io import parse_references, read_references
 
-    raw = read_references(path)
+    raw = read_references(path) if data is None else parse_references(data, name=str(path))
     refs: dict[int, list[str]] = {}
     for key, captions in raw.items():
         if isinstance(key, bool) or not isinstance(key, int):
@@ -61,16 +64,26 @@ def load_references(path: str | Path, image_ids: Sequence[int] | None = None) ->
         if missing:
             raise ValueError(f"{path}: split image ids not in the file, e.g. {missing[:5]}")
         refs = {i: refs[i] for i in image_ids}
+    if not refs:
+        raise ValueError(f"{path}: no image has reference captions")
     empty = [i for i, r in refs.items() if not r]
     if empty:
         raise ValueError(f"{path}: images without reference captions, e.g. {empty[:5]}")
     return refs
 
 
+def split_payload(refs: Mapping[int, list[str]]) -> tuple[str, str]:
+    """A split's stored references (JSON, ids sorted) and their SHA-256."""
+    payload = json.dumps({str(k): v for k, v in sorted(refs.items())}, ensure_ascii=False)
+    return payload, hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
 def install_challenge(
     db: Database,
     config: ChallengeConfig,
     references: Mapping[str, Mapping[int, list[str]]] | None = None,
+    *,
+    actor: Any | None = None,
 ) -> int:
     """Create a challenge from its config unless one with the same slug exists; returns its id.
 
@@ -78,6 +91,7 @@ def install_challenge(
         db: The database.
         config: The challenge description.
         references: Optional ``{split name: {image_id: [captions]}}`` overriding the files.
+        actor: The host who created it (``None``: a config file at start-up, the command line).
     """
     with db.write() as session:
         existing = session.scalar(select(Challenge).where(Challenge.slug == config.slug))
@@ -89,14 +103,14 @@ def install_challenge(
         split_ids: dict[str, int] = {}
         for sc in config.splits:
             refs = (references or {}).get(sc.name) or load_references(sc.references, sc.image_ids)
-            payload = json.dumps({str(k): v for k, v in sorted(refs.items())}, ensure_ascii=False)
+            payload, digest = split_payload(refs)
             split = Split(
                 challenge_id=challenge.id,
                 name=sc.name,
                 visibility=sc.visibility,
                 n_images=len(refs),
                 nrefs=nrefs_label(list(refs.values())),
-                references_sha256=hashlib.sha256(payload.encode("utf-8")).hexdigest(),
+                references_sha256=digest,
                 references_json=payload,
             )
             session.add(split)
@@ -118,7 +132,7 @@ def install_challenge(
             session.flush()
             for position, name in enumerate(pc.splits):
                 session.add(PhaseSplit(phase_id=phase.id, split_id=split_ids[name], position=position))
-        audit(session, None, "install_challenge", f"challenge:{config.slug}")
+        audit(session, actor, "install_challenge", f"challenge:{config.slug}")
         return challenge.id
 
 

@@ -279,7 +279,7 @@ def _split_board(
             team=submission.team.name,
             method=submission.method_name or f"submission {submission.id}",
             phase=phases[submission.phase_id].name,
-            created_at=submission.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+            created_at=submission.created_at.isoformat(timespec="seconds"),
             is_baseline=submission.is_baseline,
             is_public=submission.is_public,
             own=user is not None and user.team_id == submission.team_id,

@@ -31,6 +31,7 @@ from capeval.server.services.submissions import (
     team_quota,
     withdraw_submission,
 )
+from capeval.server.web.accounts import login_redirect
 from capeval.server.web.templating import render
 
 __all__ = ["router"]
@@ -46,7 +47,7 @@ def _summary(ctx: ServerContext, slug: str) -> dict:
 @router.get("/c/{slug}/submit")
 def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     summary = _summary(ctx, slug)
     quota = team_quota(ctx.db, user, slug)
     return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None, state={})
@@ -55,7 +56,7 @@ def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Respo
 @router.post("/c/{slug}/submit")
 async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     summary = await run_in_threadpool(_summary, ctx, slug)
 
     state: dict[str, object] = {}
@@ -117,7 +118,7 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
 @router.get("/submissions")
 def submissions_page(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     return render(request, "submissions.html", submissions=list_submissions(ctx.db, user), user=user)
 
 
@@ -129,7 +130,7 @@ def submission_page(
     user: MaybeUser,
 ) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     with ctx.db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         view = submission_view(session, row, acc)
@@ -147,7 +148,7 @@ def images_page(
     user: MaybeUser,
 ) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     return render(request, "images.html", d=drilldown(ctx.db, user, submission_id, split), user=user)
 
 
@@ -155,7 +156,7 @@ def images_page(
 async def representative_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     """Choose (or release, ``value=false``) the entry that represents the team."""
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     form = await read_checked_form(request, ctx.settings)
     flag = parse_flag("value", form_text(form, "value"), default=True)
     await run_in_threadpool(set_representative, ctx.db, user, submission_id, flag)
@@ -166,7 +167,7 @@ async def representative_post(request: Request, submission_id: SubmissionId, ctx
 def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     """Ask for confirmation before withdrawing (it cannot be undone)."""
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     with ctx.db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         view = submission_view(session, row, acc)
@@ -176,7 +177,7 @@ def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user:
 @router.post("/submissions/{submission_id}/withdraw")
 async def withdraw_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     form = await read_checked_form(request, ctx.settings)
     confirm = parse_flag("confirm", form_text(form, "confirm"), default=False)
     await run_in_threadpool(withdraw_submission, ctx.db, user, submission_id, confirm=confirm)
@@ -196,7 +197,7 @@ def _own_view(ctx: ServerContext, user: User, submission_id: int) -> dict:
 def edit_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     """The team edits its entry's method name, description and public flag."""
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     view = _own_view(ctx, user, submission_id)
     state = {
         "method_name": view["method_name"],
@@ -209,7 +210,7 @@ def edit_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: May
 @router.post("/submissions/{submission_id}/edit")
 async def edit_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     form = await read_checked_form(request, ctx.settings)
     # An unchecked box is not sent: the form always says whether the entry is public.
     state = {
