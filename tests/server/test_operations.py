@@ -304,3 +304,34 @@ def test_the_login_comes_back_to_the_page_asked_for(server):
         assert r.status_code == 303 and r.headers["location"] == "/", (evil, r.headers["location"])
         fresh.close()
     browser.close()
+
+
+def test_every_request_is_in_the_access_log(server, caplog, tmp_path):
+    """One line per request with the address the server decided, the method, path, status, size and
+    time; a reset link's token and control characters in a path never reach the log."""
+    import logging
+
+    from capeval.server.app import configure_access_log
+
+    with caplog.at_level(logging.INFO, logger="capeval.access"):
+        logger = logging.getLogger("capeval.access")
+        logger.propagate = True
+        try:
+            server.client.get("/c/coco-demo?all=1", headers={"user-agent": "probe/1.0"})
+            server.client.get("/reset/cpv_secret-token-value")
+            server.client.get("/nothing%0Ahere")
+        finally:
+            logger.propagate = False
+    lines = [r.getMessage() for r in caplog.records if r.name == "capeval.access"]
+    assert len(lines) == 3
+    line = r'^testclient \[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\] "GET /c/coco-demo\?all=1" 200 \d+ \d+ms "probe/1.0"$'
+    assert re.match(line, lines[0]), lines[0]
+    assert "secret-token" not in lines[1] and '"GET /reset/..." 404' in lines[1]
+    assert "\n" not in lines[2] and "\\x0a" in lines[2]
+    target = tmp_path / "logs" / "access.log"
+    configure_access_log(str(target))
+    try:
+        server.client.get("/health")
+    finally:
+        configure_access_log("off")
+    assert '"GET /health" 200' in target.read_text()

@@ -12,6 +12,8 @@ Layout of the server package:
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -31,7 +33,12 @@ from capeval.server.api import (
     users,
 )
 from capeval.server.api.errors import install_error_handler
-from capeval.server.api.middleware import BodyLimitMiddleware, HeadMiddleware, SecurityHeadersMiddleware
+from capeval.server.api.middleware import (
+    AccessLogMiddleware,
+    BodyLimitMiddleware,
+    HeadMiddleware,
+    SecurityHeadersMiddleware,
+)
 from capeval.server.config import Settings, resolve_settings
 from capeval.server.db import Database, upgrade_schema
 from capeval.server.scoring import available_metrics, scorer_version
@@ -42,7 +49,7 @@ from capeval.server.web import host as web_host
 from capeval.server.web import submissions as web_submissions
 from capeval.server.web.templating import STATIC_DIR
 
-__all__ = ["MULTIPART_OVERHEAD_BYTES", "create_app", "uvicorn_config"]
+__all__ = ["MULTIPART_OVERHEAD_BYTES", "configure_access_log", "create_app", "uvicorn_config"]
 
 #: Allowance for multipart framing and form fields on top of the file-size limit.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
@@ -98,6 +105,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None, 
     )
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(HeadMiddleware)
+    app.add_middleware(AccessLogMiddleware, settings=settings)
     install_error_handler(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for router in ROUTERS:
@@ -118,3 +126,31 @@ def uvicorn_config(app: FastAPI, host: str, port: int, **options: Any) -> Any:
     settings: dict[str, Any] = {"log_level": "warning", "access_log": False, "server_header": False}
     settings.update(options)
     return uvicorn.Config(app, host=host, port=port, proxy_headers=False, forwarded_allow_ips="", **settings)
+
+
+def configure_access_log(target: str) -> logging.Logger:
+    """Send the ``capeval.access`` lines to ``target``: ``"-"`` standard output, a file path (appended;
+    reopened when rotated away, as by logrotate), or ``""``/``"off"`` nowhere. Calling it again
+    replaces the earlier destination."""
+    import sys
+    from logging.handlers import WatchedFileHandler
+
+    logger = logging.getLogger("capeval.access")
+    for old in [h for h in logger.handlers if getattr(h, "capeval_access", False)]:
+        logger.removeHandler(old)
+        old.close()
+    logger.propagate = False
+    if target in ("", "off"):
+        logger.setLevel(logging.CRITICAL)
+        return logger
+    handler: logging.Handler
+    if target == "-":
+        handler = logging.StreamHandler(sys.stdout)
+    else:
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        handler = WatchedFileHandler(target, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    setattr(handler, "capeval_access", True)  # noqa: B010 - marks the handlers this function owns
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return logger

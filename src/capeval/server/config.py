@@ -91,6 +91,8 @@ class Settings:
             forwarding headers are believed when ``trust_proxy`` is on (default: this machine).
         allowed_origins: Extra origins (``https://example.org``) whose forms may post to the server;
             the server's own origin is always allowed.
+        access_log: Where ``capeval serve`` writes one line per request: ``"-"`` (standard output,
+            the default), a file path, or ``"off"``.
     """
 
     database_url: str = ""
@@ -113,6 +115,7 @@ class Settings:
     trust_proxy: bool = False
     trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     allowed_origins: tuple[str, ...] = ()
+    access_log: str = "-"
 
     def __post_init__(self) -> None:
         if not self.database_url:
