@@ -335,3 +335,39 @@ def test_every_request_is_in_the_access_log(server, caplog, tmp_path):
     finally:
         configure_access_log("off")
     assert '"GET /health" 200' in target.read_text()
+
+
+def test_every_score_column_has_its_official_name():
+    """Every output of every metric reads by one convention (``Bleu_4``, ``CIDEr``, ``SPICE Attribute F``
+    next to ``SPICE Attribute P``): official names where the metric has them, never a raw key."""
+    from capeval.registry import get_metric, list_metrics
+    from capeval.server.web.templating import metric_label
+
+    labels = {}
+    for key in list_metrics():
+        metric = get_metric(key, tokenizer="none")
+        for output in metric.outputs:
+            label = metric_label(output)
+            assert label != output, output
+            assert label == metric.official_names.get(output, label), output
+            labels[output] = label
+    assert len(set(labels.values())) == len(labels)
+    assert labels["spice-attribute-f"] == "SPICE Attribute F" and labels["spice-attribute-pr"] == "SPICE Attribute P"
+    assert labels["spice-pr"] == "SPICE P" and labels["spice"] == "SPICE" and labels["bleu-4"] == "Bleu_4"
+
+
+def test_my_submissions_shows_each_entrys_state_and_scores(server):
+    token = server.register("lister")
+    first = server.submit(token, results_for(split_ids()[0]), query="?method_name=first").json()["id"]
+    server.run_jobs()
+    second = server.submit(token, results_for(split_ids()[0]), query="?method_name=second").json()["id"]
+    page = server.client.get("/submissions", headers={**_auth(token), "accept": "text/html"}).text
+    row = page.split(f'data-submission="{first}"', 1)[1].split("</tr>", 1)[0]
+    assert "status-finished" in row and re.search(r"CIDEr \d\.\d{4}", row) and "Bleu_4" in row
+    score = server.client.get(f"/api/v1/submissions/{first}", headers=_auth(token)).json()["results"]["val"]["scores"]
+    assert f"{score['cider-d']:.4f}" in row
+    row = page.split(f'data-submission="{second}"', 1)[1].split("</tr>", 1)[0]
+    assert "status-queued" in row and "being scored" in row
+    assert "Times are UTC" in page
+    challenge = server.client.get("/c/coco-demo", headers={"accept": "text/html"}).text
+    assert "reset at 00:00 UTC" in challenge

@@ -31,22 +31,34 @@ STATIC_DIR = str(_PACKAGE / "static")
 templates = Jinja2Templates(directory=str(_PACKAGE / "templates"))
 templates.env.globals.update(version=__version__)
 
-#: Official spelling of the COCO caption evaluation's outputs.
+#: Official spelling of the COCO caption evaluation's outputs, and of the other metrics' names.
 _OFFICIAL = {
     "meteor": "METEOR",
     "rouge-l": "ROUGE_L",
     "cider-d": "CIDEr",
     "cider-original": "CIDEr (original)",
+    "rouge-n": "ROUGE-N",
+    "rouge-s": "ROUGE-S",
     "spice": "SPICE",
+    "spider": "SPIDEr",
+    "spider-cider-d": "SPIDEr: CIDEr",
+    "spider-spice": "SPIDEr: SPICE",
+    "nneval": "NNEval",
+    "nneval-v2": "NNEval v2",
+    "wmd": "WMD",
 }
 _BLEU = re.compile(r"^bleu-(\d)$")
-_SPICE_PART = re.compile(r"^spice-([a-z]+)(?:-(pr|re))?$")
+#: SPICE's parts: ``spice-pr``/``spice-re`` (all tuples) and ``spice-<category>-<f|pr|re>``.
+_SPICE_PART = re.compile(r"^spice(?:-([a-z]+))?-(f|pr|re)$")
+_PART = {"f": "F", "pr": "P", "re": "R"}
 #: Score columns shown before the reader picks more (the others stay one click away).
 DEFAULT_COLUMNS = frozenset({"bleu-4", "meteor", "rouge-l", "cider-d", "spice"})
 
 
 def metric_label(name: str) -> str:
-    """``bleu-4`` -> ``Bleu_4``, ``cider-d`` -> ``CIDEr``, ``spice-object`` -> ``SPICE object``."""
+    """The official name of a score column: ``bleu-4`` -> ``Bleu_4``, ``cider-d`` -> ``CIDEr``,
+    ``spice-pr`` -> ``SPICE P``, ``spice-attribute-f`` -> ``SPICE Attribute F`` (SPICE's own category
+    names); an unknown column keeps its key."""
     if name in _OFFICIAL:
         return _OFFICIAL[name]
     bleu = _BLEU.match(name)
@@ -54,8 +66,8 @@ def metric_label(name: str) -> str:
         return f"Bleu_{bleu.group(1)}"
     part = _SPICE_PART.match(name)
     if part:
-        suffix = {"pr": " P", "re": " R"}.get(part.group(2) or "", "")
-        return f"SPICE {part.group(1)}{suffix}"
+        category = f" {part.group(1).capitalize()}" if part.group(1) else ""
+        return f"SPICE{category} {_PART[part.group(2)]}"
     return name
 
 
