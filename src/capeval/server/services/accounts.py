@@ -177,7 +177,7 @@ def create_user(
             audit(session, None, "create_host", f"user:{username}")
         else:
             joined = f"new team {team!r}" if new_team else f"joined team {team!r}"
-            where = f" from {address}" if address else ""
+            where = f"; from {address}" if address else ""
             audit(session, None, "register", f"user:{username}", f"{joined}; {status}{where}")
         return user
 

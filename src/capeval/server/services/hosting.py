@@ -76,9 +76,9 @@ def _moment(field: str, value: object) -> datetime | None:
     if not isinstance(value, str) or len(value) > 64:
         raise InvalidInput(f"bad_{field}", f"{field} must be an ISO 8601 time such as 2026-12-01T00:00:00Z")
     try:
-        return parse_utc(value)
+        return parse_utc(value, field)
     except ValueError as exc:
-        raise InvalidInput(f"bad_{field}", f"{field}: {exc}") from None
+        raise InvalidInput(f"bad_{field}", str(exc)) from None
 
 
 def _show(value: object) -> str:
