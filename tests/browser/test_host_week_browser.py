@@ -18,7 +18,14 @@ import zipfile
 
 import pytest
 from tests.browser.test_leaderboard_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, sync_api
-from tests.server.support import LiveServer, demo_references, make_server, results_for, split_ids
+from tests.server.support import (
+    LiveServer,
+    challenge_definition,
+    challenge_files,
+    make_server,
+    results_for,
+    split_ids,
+)
 
 from capeval.cli.main import main
 
@@ -32,46 +39,11 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"host-week-{name}.png"), full_page=True)
 
 
-def _definition() -> str:
-    return """slug = "flickr-style"
-title = "A second challenge"
-description = "Created from the host panel while the server ran."
-baseline = { val = "base-val.json" }
-
-[[splits]]
-name = "val"
-references = "val-refs.json"
-
-[[splits]]
-name = "test"
-references = "test-refs.json"
-visibility = "hidden"
-
-[[phases]]
-name = "val"
-splits = ["val"]
-max_per_day = 10
-
-[[phases]]
-name = "test"
-splits = ["test"]
-starts_at = "2030-01-01T00:00:00Z"
-max_per_day = 2
-"""
-
-
 def _files(folder) -> list[str]:
-    refs = demo_references()
-    val, test = split_ids()
     paths = []
-    for name, data in (
-        ("val-refs.json", {str(i): refs[i] for i in val}),
-        ("test-refs.json", {str(i): refs[i] for i in test}),
-        ("base-val.json", results_for(val)),
-    ):
-        path = folder / name
-        path.write_text(json.dumps(data))
-        paths.append(str(path))
+    for name, data in challenge_files().items():
+        (folder / name).write_bytes(data)
+        paths.append(str(folder / name))
     return paths
 
 
@@ -169,7 +141,7 @@ def test_a_hosts_week(tmp_path, monkeypatch):
             _shot(page, "3-form-error-in-place")
             # A second challenge from the panel, live at once.
             page.goto(f"{live.url}/host/challenges")
-            page.fill("#definition", _definition())
+            page.fill("#definition", challenge_definition("flickr-style"))
             page.set_input_files("#challenge-files", files)
             page.click("#create-challenge")
             page.wait_for_selector("#done")

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from capeval.cli.main import main
 
-from .support import DATA, HOST_PASSWORD, make_server, postgres_url, reset_postgres, results_for, split_ids
+from .support import DATA, HOST_PASSWORD, database_url, make_server, reset_postgres, results_for, split_ids
 
 
 def _admin(server, capsys, *args: str) -> tuple[int, str, str]:
@@ -105,13 +105,7 @@ def _leaderboard(server) -> dict:
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_backup_wipe_restore_gives_the_same_leaderboard(tmp_path, capsys, backend):
-    if backend == "postgres":
-        url = postgres_url()
-        if not url:
-            pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
-        reset_postgres(url)
-    else:
-        url = f"sqlite:///{tmp_path / 'data' / 'capeval.db'}"
+    url = database_url(tmp_path, backend)
     server = make_server(url)
     token = server.register("keeper", team="Keepers")
     server.submit(token, results_for(split_ids()[0]), query="?method_name=kept")

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from fastapi.testclient import TestClient
 
-from .support import HOST_PASSWORD, csrf_token, demo_references, results_for, split_ids
+from .support import HOST_PASSWORD, challenge_definition, challenge_files, csrf_token, results_for, split_ids
 
 #: ISO 8601 with seconds and a zone.
 ISO_SECONDS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\+00:00|Z)$")
@@ -116,58 +116,21 @@ def test_a_hosts_reset_link_sets_a_new_password_once(server):
     browser.close()
 
 
-def _definition(slug: str, *, baseline: bool = True) -> str:
-    base = 'baseline = { val = "base.json" }' if baseline else ""
-    return f"""
-slug = "{slug}"
-title = "Second challenge"
-description = "Created from the panel."
-{base}
-
-[[splits]]
-name = "val"
-references = "val-refs.json"
-
-[[splits]]
-name = "test"
-references = "test-refs.json"
-visibility = "hidden"
-
-[[phases]]
-name = "val"
-splits = ["val"]
-max_per_day = 5
-
-[[phases]]
-name = "test"
-splits = ["test"]
-starts_at = "2030-01-01T00:00:00+02:00"
-"""
-
-
-def _reference_files() -> dict[str, bytes]:
-    refs = demo_references()
-    val, test = split_ids()
-    return {
-        "val-refs.json": json.dumps({str(i): refs[i] for i in val}).encode(),
-        "test-refs.json": json.dumps({str(i): refs[i] for i in test}).encode(),
-        "base.json": json.dumps(results_for(val)).encode(),
-    }
-
-
 def test_a_challenge_is_created_and_changed_while_the_server_runs(server):
     host = _auth(server.host_token())
-    files = [("files", (name, data, "application/json")) for name, data in _reference_files().items()]
-    r = server.client.post("/api/v1/challenges", data={"definition": _definition("second")}, files=files, headers=host)
+    files = [("files", (name, data, "application/json")) for name, data in challenge_files().items()]
+    r = server.client.post(
+        "/api/v1/challenges", data={"definition": challenge_definition("second")}, files=files, headers=host
+    )
     assert r.status_code == 201, r.text
-    assert r.json()["phases"][1]["starts_at"] == "2029-12-31T22:00:00+00:00"
+    assert r.json()["phases"][1]["starts_at"] == "2029-12-31T22:00:00+00:00"  # given at +02:00
     assert [c["slug"] for c in server.client.get("/api/v1/challenges").json()] == ["coco-demo", "second"]
     again = server.client.post(
-        "/api/v1/challenges", data={"definition": _definition("second")}, files=files, headers=host
+        "/api/v1/challenges", data={"definition": challenge_definition("second")}, files=files, headers=host
     )
     assert again.status_code == 409
     missing = server.client.post(
-        "/api/v1/challenges", data={"definition": _definition("third")}, files=files[:1], headers=host
+        "/api/v1/challenges", data={"definition": challenge_definition("third")}, files=files[:1], headers=host
     )
     assert missing.status_code == 400 and "test-refs.json" in missing.json()["detail"]
     participant = server.register("early-bird")
@@ -187,14 +150,14 @@ def test_a_challenge_is_created_and_changed_while_the_server_runs(server):
     phase = {"name": "extra", "splits": ["val", "test"], "ends_at": "2031-01-01T00:00:00Z", "max_total": 2}
     r = server.client.post("/api/v1/challenges/second/phases", json=phase, headers=host)
     assert r.status_code == 201 and r.json()["max_total"] == 2 and r.json()["max_per_day"] is None, r.text
-    val_file = _reference_files()["val-refs.json"]
+    val_file = challenge_files()["val-refs.json"]
     r = server.client.put(
         "/api/v1/challenges/second/splits/val/references",
         files={"file": ("v.json", val_file, "application/json")},
         headers=host,
     )
     assert r.status_code == 409 and "can no longer change" in r.json()["detail"]
-    test_file = _reference_files()["test-refs.json"]
+    test_file = challenge_files()["test-refs.json"]
     r = server.client.put(
         "/api/v1/challenges/second/splits/test/references",
         content=test_file,
@@ -281,7 +244,7 @@ def test_host_forms_keep_the_input_and_show_the_error_in_place(server):
     assert r.status_code == 400 and 'id="error-registration-form"' in r.text and 'value="many"' in r.text
     r = browser.post("/host/users/nobody/disable", data={"csrf_token": token})
     assert r.status_code == 404 and "no user" in r.text
-    definition = _definition("bad slug!")
+    definition = challenge_definition("bad slug!")
     r = browser.post("/host/challenges", data={"csrf_token": token, "definition": definition})
     assert r.status_code == 400 and 'id="error-new-challenge"' in r.text and "bad slug!" in r.text
     browser.close()

@@ -107,16 +107,9 @@ def test_upgrade_keys_team_names_and_keeps_teams_that_differ_by_case(tmp_path, b
     from capeval.server.db import _alembic_config
     from capeval.server.services.accounts import create_user
 
-    from .support import postgres_url, reset_postgres
+    from .support import database_url
 
-    if backend == "postgres":
-        url = postgres_url()
-        if not url:
-            pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
-        reset_postgres(url)
-    else:
-        url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    db = Database(url)
+    db = Database(database_url(tmp_path, backend))
     command.upgrade(_alembic_config(db), "0004")
     with db.engine.begin() as conn:
         for name in ("VisionLab", "visionlab", "Other"):

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from capeval.metrics.base import nrefs_label
-from capeval.server.config import ChallengeConfig, parse_utc
+from capeval.server.config import ChallengeConfig, PhaseConfig, parse_utc
 from capeval.server.db import Database
 from capeval.server.domain.errors import Forbidden, NotFound
 from capeval.server.domain.times import human_time
@@ -29,6 +29,8 @@ __all__ = [
     "install_challenge",
     "list_challenges",
     "load_references",
+    "new_phase",
+    "new_split",
     "expected_ids",
     "ids_url",
     "phase_image_ids",
@@ -78,6 +80,35 @@ def split_payload(refs: Mapping[int, list[str]]) -> tuple[str, str]:
     return payload, hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def new_split(challenge_id: int, name: str, visibility: str, refs: Mapping[int, list[str]]) -> Split:
+    """A split row holding ``refs`` (not yet added to a session)."""
+    payload, digest = split_payload(refs)
+    return Split(
+        challenge_id=challenge_id,
+        name=name,
+        visibility=visibility,
+        n_images=len(refs),
+        nrefs=nrefs_label(list(refs.values())),
+        references_sha256=digest,
+        references_json=payload,
+    )
+
+
+def new_phase(challenge_id: int, config: PhaseConfig) -> Phase:
+    """A phase row from its configuration (not yet added to a session; its splits are linked apart)."""
+    return Phase(
+        challenge_id=challenge_id,
+        name=config.name,
+        starts_at=parse_utc(config.starts_at) if config.starts_at else None,
+        ends_at=parse_utc(config.ends_at) if config.ends_at else None,
+        max_per_day=config.max_per_day,
+        max_total=config.max_total,
+        max_in_flight=config.max_in_flight,
+        scores_visible=config.scores_visible,
+        allow_dry_run=config.allow_dry_run,
+    )
+
+
 def install_challenge(
     db: Database,
     config: ChallengeConfig,
@@ -103,31 +134,12 @@ def install_challenge(
         split_ids: dict[str, int] = {}
         for sc in config.splits:
             refs = (references or {}).get(sc.name) or load_references(sc.references, sc.image_ids)
-            payload, digest = split_payload(refs)
-            split = Split(
-                challenge_id=challenge.id,
-                name=sc.name,
-                visibility=sc.visibility,
-                n_images=len(refs),
-                nrefs=nrefs_label(list(refs.values())),
-                references_sha256=digest,
-                references_json=payload,
-            )
+            split = new_split(challenge.id, sc.name, sc.visibility, refs)
             session.add(split)
             session.flush()
             split_ids[sc.name] = split.id
         for pc in config.phases:
-            phase = Phase(
-                challenge_id=challenge.id,
-                name=pc.name,
-                starts_at=parse_utc(pc.starts_at) if pc.starts_at else None,
-                ends_at=parse_utc(pc.ends_at) if pc.ends_at else None,
-                max_per_day=pc.max_per_day,
-                max_total=pc.max_total,
-                max_in_flight=pc.max_in_flight,
-                scores_visible=pc.scores_visible,
-                allow_dry_run=pc.allow_dry_run,
-            )
+            phase = new_phase(challenge.id, pc)
             session.add(phase)
             session.flush()
             for position, name in enumerate(pc.splits):

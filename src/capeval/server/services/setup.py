@@ -9,7 +9,6 @@ whose ``references`` (and ``baseline``) entries name files uploaded with it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from collections.abc import Mapping
@@ -19,22 +18,22 @@ from typing import Any
 from sqlalchemy import func, select
 
 from capeval.metrics.base import nrefs_label
-from capeval.server.config import ChallengeConfig, PhaseConfig, Settings, SplitConfig, check_name, parse_utc
+from capeval.server.config import ChallengeConfig, PhaseConfig, Settings, SplitConfig, check_name
 from capeval.server.db import Database
-from capeval.server.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
+from capeval.server.domain.errors import Conflict, DomainError, Forbidden, InvalidInput, NotFound
 from capeval.server.domain.text import character_problem
-from capeval.server.models import Challenge, Phase, PhaseSplit, Split, Submission, User
+from capeval.server.models import Challenge, PhaseSplit, Split, Submission, User
 from capeval.server.services.audit import audit
+from capeval.server.services.baselines import queue_baseline
 from capeval.server.services.challenges import (
     get_challenge,
     get_phase,
     install_challenge,
     load_references,
-    phase_image_ids,
+    new_phase,
+    new_split,
     split_payload,
 )
-from capeval.server.services.intake import parse_upload, validate_results
-from capeval.server.services.submissions import create_submission
 
 __all__ = [
     "DEFINITION_TEMPLATE",
@@ -173,36 +172,17 @@ def _add_baseline(
     scorer_version: str,
 ) -> int:
     with db.read() as session:
-        phase = get_phase(session, slug, phase_name)
-        phase_id, expected = phase.id, phase_image_ids(phase)
         owner = actor.id if actor is not None else session.scalar(select(User.id).where(User.is_host.is_(True)))
     if owner is None:
         raise InvalidInput("no_host", "a baseline needs a host account to own it")
-    parsed = parse_upload(
-        data,
-        content_type="application/zip" if filename.endswith(".zip") else "application/json",
-        filename=filename,
-        max_members=settings.max_zip_members,
-        max_unzipped=settings.max_unzipped_bytes,
-    )
-    captions = validate_results(parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=filename)
-    sid = create_submission(
-        db,
-        user_id=owner,
-        phase_id=phase_id,
-        captions=captions,
-        file_sha256=hashlib.sha256(data).hexdigest(),
-        filename=filename,
-        n_bytes=len(data),
-        scorer_version=scorer_version,
-        max_attempts=settings.max_attempts,
-        method_name=f"baseline ({filename})",
-        is_baseline=True,
-        enforce_limits=False,
-        raw=data,
-    )
-    with db.write() as session:
-        audit(session, actor, "install_baseline", f"submission:{sid}", f"phase:{slug}/{phase_name} {filename}")
+    try:
+        sid, _ = queue_baseline(
+            db, owner, slug, phase_name, filename, data, settings=settings, scorer_version=scorer_version, actor=actor
+        )
+    except ValueError as exc:
+        if isinstance(exc, DomainError):
+            raise
+        raise InvalidInput("bad_baseline", f"the baseline of phase {phase_name!r}: {exc}") from None
     return sid
 
 
@@ -267,17 +247,7 @@ def add_phase(db: Database, actor: User | None, slug: str, config: PhaseConfig) 
         unknown = [name for name in config.splits if name not in splits]
         if unknown:
             raise InvalidInput("unknown_split", f"no split {unknown[0]!r} in challenge {slug!r} (add it first)")
-        phase = Phase(
-            challenge_id=challenge.id,
-            name=config.name,
-            starts_at=parse_utc(config.starts_at) if config.starts_at else None,
-            ends_at=parse_utc(config.ends_at) if config.ends_at else None,
-            max_per_day=config.max_per_day,
-            max_total=config.max_total,
-            max_in_flight=config.max_in_flight,
-            scores_visible=config.scores_visible,
-            allow_dry_run=config.allow_dry_run,
-        )
+        phase = new_phase(challenge.id, config)
         if phase.starts_at and phase.ends_at and phase.ends_at <= phase.starts_at:
             raise InvalidInput("bad_dates", "ends_at must be after starts_at")
         session.add(phase)
@@ -301,6 +271,13 @@ def delete_phase(db: Database, actor: User | None, slug: str, phase_name: str) -
         audit(session, actor, "delete_phase", f"phase:{slug}/{phase_name}")
 
 
+def _references(filename: str, data: bytes) -> dict[int, list[str]]:
+    try:
+        return load_references(filename, data=data)
+    except ValueError as exc:
+        raise InvalidInput("bad_references", str(exc)) from None
+
+
 def add_split(
     db: Database, actor: User | None, slug: str, name: str, visibility: str, filename: str, data: bytes
 ) -> None:
@@ -308,31 +285,21 @@ def add_split(
     _require_host(actor)
     try:
         config = SplitConfig(name=name, references=filename, visibility=visibility)
-        refs = load_references(filename, data=data)
     except ValueError as exc:
         raise InvalidInput("bad_split", str(exc)) from None
-    payload, digest = split_payload(refs)
+    refs = _references(filename, data)
     with db.write() as session:
         challenge = get_challenge(session, slug)
         if any(s.name == config.name for s in challenge.splits):
             raise Conflict("split_exists", f"challenge {slug!r} has a split {config.name!r} already")
-        session.add(
-            Split(
-                challenge_id=challenge.id,
-                name=config.name,
-                visibility=config.visibility,
-                n_images=len(refs),
-                nrefs=nrefs_label(list(refs.values())),
-                references_sha256=digest,
-                references_json=payload,
-            )
-        )
+        split = new_split(challenge.id, config.name, config.visibility, refs)
+        session.add(split)
         audit(
             session,
             actor,
             "add_split",
             f"split:{slug}/{config.name}",
-            f"{len(refs)} images, {config.visibility}, sha256 {digest[:12]}",
+            f"{len(refs)} images, {config.visibility}, sha256 {split.references_sha256[:12]}",
         )
 
 
@@ -345,10 +312,7 @@ def replace_references(db: Database, actor: User | None, slug: str, split_name: 
     """
     _require_host(actor)
     check_name("split", split_name)
-    try:
-        refs = load_references(filename, data=data)
-    except ValueError as exc:
-        raise InvalidInput("bad_references", str(exc)) from None
+    refs = _references(filename, data)
     payload, digest = split_payload(refs)
     with db.write() as session:
         challenge = get_challenge(session, slug)

@@ -310,6 +310,19 @@ def issue_reset(db: Database, actor: User | None, username: str, *, hours: float
     return token, _iso(expires) or ""
 
 
+def _reset_owner(session: Session, token: str) -> User:
+    """The account of a live reset token, or :class:`NotFound` (unknown, used or expired)."""
+    row = session.scalar(
+        select(ApiToken).where(ApiToken.token_hash == hash_token(token[:200]), ApiToken.kind == "reset")
+    )
+    if row is None or row.revoked or row.expires_at <= utcnow():
+        raise NotFound("bad_reset_link", "this reset link is unknown, used or expired; ask the hosts for a new one")
+    user = session.get(User, row.user_id)
+    if user is None:
+        raise NotFound("bad_reset_link", "this reset link belongs to no account")
+    return user
+
+
 def reset_target(db: Database, token: str) -> str:
     """The user name a live reset token belongs to.
 
@@ -317,15 +330,7 @@ def reset_target(db: Database, token: str) -> str:
         NotFound: unknown, used or expired.
     """
     with db.read() as session:
-        row = session.scalar(
-            select(ApiToken).where(ApiToken.token_hash == hash_token(token[:200]), ApiToken.kind == "reset")
-        )
-        if row is None or row.revoked or row.expires_at <= utcnow():
-            raise NotFound("bad_reset_link", "this reset link is unknown, used or expired; ask the hosts for a new one")
-        user = session.get(User, row.user_id)
-        if user is None:
-            raise NotFound("bad_reset_link", "this reset link belongs to no account")
-        return user.username
+        return _reset_owner(session, token).username
 
 
 def consume_reset(db: Database, token: str, password: str) -> str:
@@ -334,14 +339,7 @@ def consume_reset(db: Database, token: str, password: str) -> str:
     check_password_rules(password)
     digest = hash_password(password)
     with db.write() as session:
-        row = session.scalar(
-            select(ApiToken).where(ApiToken.token_hash == hash_token(token[:200]), ApiToken.kind == "reset")
-        )
-        if row is None or row.revoked or row.expires_at <= utcnow():
-            raise NotFound("bad_reset_link", "this reset link is unknown, used or expired; ask the hosts for a new one")
-        user = session.get(User, row.user_id)
-        if user is None:
-            raise NotFound("bad_reset_link", "this reset link belongs to no account")
+        user = _reset_owner(session, token)
         user.password_hash = digest
         revoked = _revoke_all(session, user.id)
         audit(
