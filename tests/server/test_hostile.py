@@ -967,5 +967,13 @@ def test_registrations_are_limited_per_address_and_can_need_approval(server):
     assert r.status_code == 200 and r.json()["previous"] == "pending"
     assert _token_status(elsewhere, "newbie", "password-123") == 201
     assert any(r["action"] == "approve_user" for r in _audit_actions(server))
+    # The web form says the account waits, and logs nobody in.
+    form = {"username": "webbie", "password": "password-123", "csrf_token": csrf_token(elsewhere, "/register")}
+    page = elsewhere.post("/register", data=form, follow_redirects=False)
+    assert (
+        page.status_code == 201
+        and "approve new accounts" in page.text
+        and "capeval_session" not in page.headers.get("set-cookie", "")
+    )
     cafe.close()
     elsewhere.close()
