@@ -199,3 +199,44 @@ def test_timings_cover_metrics_scored_elsewhere() -> None:
     timings: dict[str, float] = {}
     _run({"overlap": Overlap(tokenizer="none"), "local": _Local(tokenizer="none")}, _Recording(), timings=timings)
     assert set(timings) == {"overlap", "local"} and all(t >= 0 for t in timings.values())
+
+
+class CountedPrepare(Overlap):
+    """Overlap whose ``prepare`` counts its calls."""
+
+    prepares: ClassVar[list[int]] = []
+
+    def prepare(self, references: Sequence[Sequence[str]]) -> Any:
+        CountedPrepare.prepares.append(len(references))
+        return super().prepare(references)
+
+
+def test_prepared_references_give_the_same_results_and_are_prepared_once() -> None:
+    """``prepare_references`` tokenizes and prepares once; ``evaluate(prepared=...)`` then scores any
+    candidates against them with the results of a plain ``evaluate``, preparing nothing again."""
+    from capeval.engines import prepare_references
+
+    CountedPrepare.prepares.clear()
+    shared = CountedPrepare(tokenizer="none")
+    twice = Twice()
+    twice.base = shared
+    prepared = prepare_references(REFS, metrics=[shared, twice, "bleu", "cider-d"], tokenizer="ws")
+    assert CountedPrepare.prepares == [4]  # the requirement and the requested metric: one preparation
+    for candidates in (CANDS, list(reversed(CANDS))):
+        Overlap.calls.clear()
+        fast = evaluate(candidates=candidates, references=REFS, prepared=prepared)
+        assert Overlap.calls == [4]
+        plain = evaluate(
+            candidates=candidates,
+            references=REFS,
+            metrics=[Overlap(tokenizer="none"), Twice(), "bleu", "cider-d"],
+            tokenizer="ws",
+        )
+        assert fast.scores() == plain.scores() and fast.signatures() == plain.signatures()
+        for key in plain.results:
+            np.testing.assert_array_equal(fast.results[key].stats, plain.results[key].stats)
+    assert CountedPrepare.prepares == [4]
+    with pytest.raises(ValueError, match="not the ones prepared"):
+        evaluate(candidates=CANDS, references=[["x"]] * 4, prepared=prepared)
+    with pytest.raises(ValueError, match="leave metrics out"):
+        evaluate(candidates=CANDS, references=REFS, prepared=prepared, metrics=["bleu"])

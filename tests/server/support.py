@@ -107,7 +107,10 @@ class Server:
         )
 
     def host_token(self) -> str:
-        r = self.client.post("/api/v1/tokens", json={"username": "host", "password": HOST_PASSWORD})
+        return self.host_token_with(HOST_PASSWORD)
+
+    def host_token_with(self, password: str) -> str:
+        r = self.client.post("/api/v1/tokens", json={"username": "host", "password": password})
         assert r.status_code == 201, r.text
         return r.json()["token"]
 
@@ -173,7 +176,8 @@ def postgres_url() -> str | None:
 
 
 class LiveServer:
-    """The app served by uvicorn on 127.0.0.1 in a background thread."""
+    """The app served by uvicorn on 127.0.0.1 in a background thread, configured as ``capeval serve``
+    configures it (:func:`capeval.server.app.uvicorn_config`)."""
 
     def __init__(self, app: Any) -> None:
         import socket
@@ -181,10 +185,12 @@ class LiveServer:
 
         import uvicorn
 
+        from capeval.server.app import uvicorn_config
+
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", backlog=512)
+        config = uvicorn_config(app, "127.0.0.1", self.port, backlog=512)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -206,3 +212,60 @@ class LiveServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=20)
+
+
+#: A second challenge's definition (the panel's and the API's format): a public val split and a
+#: hidden test split made of the fixture's images, a baseline on val, a test phase opening in 2030.
+SECOND_CHALLENGE = """slug = "{slug}"
+title = "A second challenge"
+description = "Created while the server ran."
+{baseline}
+
+[[splits]]
+name = "val"
+references = "val-refs.json"
+
+[[splits]]
+name = "test"
+references = "test-refs.json"
+visibility = "hidden"
+
+[[phases]]
+name = "val"
+splits = ["val"]
+max_per_day = 10
+
+[[phases]]
+name = "test"
+splits = ["test"]
+starts_at = "2030-01-01T00:00:00+02:00"
+max_per_day = 2
+"""
+
+
+def challenge_definition(slug: str, *, baseline: bool = True) -> str:
+    """:data:`SECOND_CHALLENGE` under ``slug`` (its files: :func:`challenge_files`)."""
+    return SECOND_CHALLENGE.format(slug=slug, baseline='baseline = { val = "base-val.json" }' if baseline else "")
+
+
+def challenge_files() -> dict[str, bytes]:
+    """The files :func:`challenge_definition` names: the two splits' references and the val baseline."""
+    refs = demo_references()
+    val, test = split_ids()
+    return {
+        "val-refs.json": json.dumps({str(i): refs[i] for i in val}).encode(),
+        "test-refs.json": json.dumps({str(i): refs[i] for i in test}).encode(),
+        "base-val.json": json.dumps(results_for(val)).encode(),
+    }
+
+
+def database_url(tmp_path: Path, backend: str) -> str:
+    """A fresh database of ``backend`` (``sqlite`` in ``tmp_path``, or the emptied PostgreSQL test
+    database; skips without ``CAPEVAL_TEST_POSTGRES_URL``)."""
+    if backend == "postgres":
+        url = postgres_url()
+        if not url:
+            pytest.skip("CAPEVAL_TEST_POSTGRES_URL is not set")
+        reset_postgres(url)
+        return url
+    return f"sqlite:///{tmp_path / 'data' / 'capeval.db'}"

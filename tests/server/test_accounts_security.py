@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from fastapi.testclient import TestClient
 
 from .support import csrf_token, make_server, results_for, split_ids
@@ -86,7 +87,8 @@ def test_cookie_authenticated_api_writes_need_the_csrf_header(tmp_path):
 def test_secure_cookie_over_https_or_trusted_proxy(tmp_path):
     server = make_server(f"sqlite:///{tmp_path / 'db.sqlite'}", trust_proxy=True)
     server.register("erin")
-    client = server.client
+    # The proxy runs on this machine (the default trusted_proxies).
+    client = TestClient(server.app, client=("127.0.0.1", 40000))
     token = csrf_token(client)
     r = client.post(
         "/login",
@@ -95,6 +97,18 @@ def test_secure_cookie_over_https_or_trusted_proxy(tmp_path):
         follow_redirects=False,
     )
     assert r.status_code == 303 and "secure" in r.headers["set-cookie"].lower()
+    # The same headers from a peer that is not a configured proxy are not believed.
+    stranger = TestClient(server.app, client=("198.51.100.7", 40000))
+    token = csrf_token(stranger)
+    r = stranger.post(
+        "/login",
+        data={"username": "erin", "password": "password-123", "csrf_token": token},
+        headers={"x-forwarded-proto": "https"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and "secure" not in r.headers["set-cookie"].lower()
+    client.close()
+    stranger.close()
     plain = make_server(f"sqlite:///{tmp_path / 'db2.sqlite'}")
     plain.register("fay")
     token = csrf_token(plain.client)
@@ -250,3 +264,34 @@ def test_account_page_lists_and_revokes_own_api_tokens(server):
     host = {"Authorization": f"Bearer {server.host_token()}"}
     audit = server.client.get("/api/v1/audit", headers=host).json()
     assert any(a["action"] == "revoke_token" and a["actor"] == "gwen" for a in audit)
+
+
+def test_the_client_address_behind_a_trusted_proxy(tmp_path):
+    """``X-Forwarded-For`` is read right to left, skipping the configured proxies; entries a client
+    wrote to the left of the proxy's own are never the address. Without ``trust_proxy`` the peer
+    is the address whatever the headers say."""
+    from starlette.requests import Request
+
+    from capeval.server.api.proxy import UNTRUSTED_FORWARDED, client_address, throttle_keys
+    from capeval.server.config import Settings
+
+    def request(peer: str, headers: dict[str, str]) -> Request:
+        raw = [(k.encode(), v.encode()) for k, v in headers.items()]
+        scope = {"type": "http", "method": "GET", "path": "/", "headers": raw, "client": (peer, 1), "query_string": b""}
+        return Request(scope)
+
+    proxied = Settings(trust_proxy=True, trusted_proxies=("127.0.0.1", "10.0.0.0/8"))
+    plain = Settings()
+    xff = {"x-forwarded-for": "6.6.6.6, 203.0.113.5, 10.1.2.3"}
+    assert client_address(request("127.0.0.1", xff), proxied) == "203.0.113.5"
+    assert client_address(request("198.51.100.1", xff), proxied) == "198.51.100.1"  # not a proxy
+    assert client_address(request("127.0.0.1", {"x-forwarded-for": "[2001:db8::1]:443"}), proxied) == "2001:db8::1"
+    assert client_address(request("127.0.0.1", {"x-forwarded-for": "junk, 10.0.0.9"}), proxied) == "127.0.0.1"
+    assert client_address(request("::ffff:127.0.0.1", xff), proxied) == "203.0.113.5"
+    assert client_address(request("127.0.0.1", xff), plain) == "127.0.0.1"
+    assert throttle_keys(request("127.0.0.1", xff), plain) == ("127.0.0.1", UNTRUSTED_FORWARDED)
+    assert throttle_keys(request("127.0.0.1", {"x-real-ip": "1.2.3.4"}), plain) == ("127.0.0.1", UNTRUSTED_FORWARDED)
+    assert throttle_keys(request("127.0.0.1", {}), plain) == ("127.0.0.1",)
+    assert throttle_keys(request("127.0.0.1", xff), proxied) == ("203.0.113.5",)
+    with pytest.raises(ValueError, match="trusted_proxies"):
+        Settings(trusted_proxies=("not-an-address",))

@@ -289,3 +289,38 @@ def test_serve_with_config_and_no_host_says_how_to_add_one(tmp_path):
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
+
+
+def test_a_config_time_needs_a_zone_and_left_out_limits_mean_none(tmp_path):
+    """``starts_at = "2026-01-01T00:00:00"`` is refused (which zone?); a phase without limits has none,
+    as the host panel says of an empty limit."""
+    path = _write_config(tmp_path)
+    text = path.read_text()
+    naive = text.replace('ends_at = "2030-01-01T00:00:00Z"', 'ends_at = "2030-01-01T00:00:00"')
+    path.write_text(naive)
+    with pytest.raises(ValueError, match="zone"):
+        load_config_file(path)
+    path.write_text(text.replace('ends_at = "2030-01-01T00:00:00Z"', 'ends_at = "2030-01-01T02:00:00+02:00"'))
+    _, challenges = load_config_file(path)
+    test = next(p for p in challenges[0].phases if p.name == "test")
+    assert test.max_per_day == 1 and test.max_total is None and test.max_in_flight is None
+    db = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    upgrade_schema(db)
+    install_challenge(db, challenges[0])
+    with db.read() as session:
+        phase = session.scalar(select(Phase).where(Phase.name == "test"))
+        assert phase.ends_at.isoformat() == "2030-01-01T00:00:00+00:00"
+        assert (phase.max_per_day, phase.max_total, phase.max_in_flight) == (1, None, None)
+    db.dispose()
+
+
+def test_host_panel_times_need_a_zone_too(server):
+    host = {"Authorization": f"Bearer {server.host_token()}"}
+    r = server.client.patch(
+        "/api/v1/challenges/coco-demo/phases/test", json={"ends_at": "2030-01-01T00:00:00"}, headers=host
+    )
+    assert r.status_code == 400 and "zone" in r.json()["detail"], r.text
+    r = server.client.patch(
+        "/api/v1/challenges/coco-demo/phases/test", json={"ends_at": "2030-01-01T00:00:00-05:00"}, headers=host
+    )
+    assert r.status_code == 200 and r.json()["phase"]["ends_at"] == "2030-01-01T05:00:00+00:00", r.text

@@ -4,7 +4,9 @@ Two levels:
 
 * ``test_docs_walkthrough_sqlite`` / ``_postgres`` (fast, default suite): the block after the
   ``walkthrough`` marker, in an empty folder holding reference files, with this checkout on
-  ``PYTHONPATH``; on PostgreSQL when ``CAPEVAL_TEST_POSTGRES_URL`` is set.
+  ``PYTHONPATH``; on PostgreSQL when ``CAPEVAL_TEST_POSTGRES_URL`` is set. Then, in the same folder,
+  the blocks of "Running it for real" that run on the machine (a host's password reset, a phase
+  export, a backup, the database wiped, the restore: the leaderboard is the same).
 * ``test_docs_from_an_empty_machine`` (slow; CI runs it with ``-m slow`` against the PostgreSQL that
   ``.ci/run`` starts): every command of the section, in order: the ``install`` block (a new venv in
   the empty folder, ``pip install``), the walkthrough on SQLite, the ``postgres`` block (role,
@@ -35,6 +37,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -122,9 +125,94 @@ def _run(tmp_path: Path, database_url: str | None) -> str:
     return log
 
 
+RUNNING = "## Running it for real"
+#: The blocks of "Running it for real" this file runs, in the order it runs them.
+OPERATIONS = ("reset", "export", "backup", "restore")
+
+
+def _section_block(marker: str) -> str:
+    """The bash block after ``<!-- marker: ... -->`` in "Running it for real"."""
+    section = DOCS.read_text().split(RUNNING, 1)[1].split("\n## ", 1)[0]
+    after = section.split(f"<!-- {marker}: tests/server/test_docs_walkthrough.py runs this block -->\n", 1)[1]
+    return after.split("```bash\n", 1)[1].split("\n```", 1)[0]
+
+
+def _bash(script: str, cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, (script, done.stdout, done.stderr)
+    return done.stdout
+
+
+def _board(database_url: str) -> list:
+    """Every split's leaderboard (every entry, scores and significance) as the host sees it."""
+    from fastapi.testclient import TestClient
+
+    from capeval.server.app import create_app
+    from capeval.server.config import Settings
+    from capeval.server.db import Database
+
+    db = Database(database_url)
+    app = create_app(Settings(database_url=database_url, metrics=("bleu",)), db=db)
+    with TestClient(app) as client:
+        boards = client.get("/api/v1/challenges/my-challenge/leaderboard?all=1").json()["splits"]
+    db.dispose()
+    return boards
+
+
+def _operations(tmp_path: Path, database_url: str | None) -> None:
+    """The runnable blocks of "Running it for real", in the walkthrough's folder after its server
+    stopped: a host's password reset, a phase export, a backup, the database wiped, the restore;
+    the restored leaderboard equals the one backed up."""
+    from capeval.server.config import Settings
+    from capeval.server.db import Database
+    from capeval.server.worker import Worker
+
+    url = database_url or f"sqlite:///{tmp_path / 'server-data' / 'capeval.db'}"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    }
+    env.pop("CAPEVAL_DATABASE_URL", None)
+    env.pop("CAPEVAL_NEW_PASSWORD", None)
+    if database_url:
+        env["CAPEVAL_DATABASE_URL"] = database_url
+    db = Database(url)
+    Worker(db, Settings(database_url=url)).run(once=True)  # the baseline, scored as the server would
+    db.dispose()
+    out = _bash(_section_block("reset"), tmp_path, env)
+    password = out.split("new password: ", 1)[1].split()[0]
+    assert "revoked" in out and len(password) >= 12
+    _bash(_section_block("export"), tmp_path, env)
+    manifest = json.loads(zipfile.ZipFile(tmp_path / "my-challenge-val.zip").read("manifest.json"))
+    assert manifest["challenge"]["slug"] == "my-challenge" and manifest["submissions"][0]["baseline"]
+    assert "alice" in (tmp_path / "roster.csv").read_text()
+    before = _board(url)
+    assert before[0]["entries"] and before[0]["entries"][0]["scores"]
+    _bash(_section_block("backup"), tmp_path, env)
+    assert len(list(tmp_path.glob("capeval-*.backup"))) == 1
+    if database_url:
+        reset_postgres(database_url)
+    else:
+        shutil.rmtree(tmp_path / "server-data")
+    _bash(_section_block("restore"), tmp_path, env)
+    assert _board(url) == before
+
+
+def test_running_it_for_real_runs_its_bash_blocks():
+    """Every bash block of "Running it for real" is one this file runs (configs are nginx, toml, ini)."""
+    section = DOCS.read_text().split(RUNNING, 1)[1].split("\n## ", 1)[0]
+    assert section.count("```bash") == len(OPERATIONS)
+    for marker in OPERATIONS:
+        assert _section_block(marker)
+
+
 def test_docs_walkthrough_sqlite(tmp_path):
     _run(tmp_path, None)
     assert (tmp_path / "server-data" / "capeval.db").exists()
+    _operations(tmp_path, None)
 
 
 @pytest.mark.postgres
@@ -136,6 +224,7 @@ def test_docs_walkthrough_postgres(tmp_path):
     reset_postgres(url)
     _run(tmp_path, url)
     assert not (tmp_path / "server-data" / "capeval.db").exists()
+    _operations(tmp_path, url)
 
 
 def test_the_section_is_exactly_three_blocks_all_run():

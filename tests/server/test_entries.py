@@ -177,7 +177,7 @@ def test_upload_form_keeps_its_state_and_the_quota_after_an_error(server):
         and ">two\nlines</textarea>" in r.text
     )
     assert "Your team's usage" in r.text
-    assert 'id="public" checked' not in r.text  # unticked in the form that failed stays unticked
+    assert 'id="public" value="yes" checked' not in r.text  # unticked in the form that failed stays unticked
 
 
 def test_team_edits_its_entry_others_are_refused(server):

@@ -150,7 +150,7 @@ def test_registration_modes_and_team_size(server):
     assert full.status_code == 403 and full.json()["error"] == "team_full"
     # Participants see the mode, never the code.
     seen = server.client.get("/api/v1/registration", headers=_auth(me)).json()
-    assert seen == {"mode": "invite", "team_size": 1}
+    assert seen == {"mode": "invite", "team_size": 1, "per_address_hour": 10}
     server.client.put("/api/v1/registration", json={"mode": "open", "team_size": None}, headers=host)
     assert server.client.post("/api/v1/register", json={**second, "invite_code": None}).status_code == 201
     assert [row["action"] for row in _audit(server)].count("edit_registration") == 3

@@ -209,3 +209,34 @@ def test_stuck_job_times_out_and_worker_process_exits(tmp_path):
         server.worker(worker_id="healthy").run(once=True)
         time.sleep(0.3)
     assert len(_results(server, sid)) == 1
+
+
+def test_the_reaper_logs_what_it_did(server, caplog):
+    """A lost lease is logged as a requeue while attempts remain and as a failure after the last."""
+    import logging
+    from datetime import timedelta
+
+    from capeval.server.models import utcnow
+
+    server.run_jobs()
+    sid = _upload(server, server.register("alice"))
+    with server.db.write() as session:
+        job = session.scalars(select(Job).where(Job.submission_id == sid)).one()
+        job.max_attempts = 2
+    for attempt in (1, 2):
+        claimed = services.claim_job(server.db, f"lost-{attempt}", 30)
+        assert claimed is not None and claimed.submission_id == sid
+        with server.db.write() as session:
+            session.get(Job, claimed.job_id).lease_expires_at = utcnow() - timedelta(seconds=1)
+            session.get(Job, claimed.job_id).available_at = utcnow() - timedelta(seconds=1)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="capeval"):
+            assert services.reap_jobs(server.db) == 1
+        with server.db.write() as session:
+            session.get(Job, claimed.job_id).available_at = utcnow() - timedelta(seconds=1)
+        text = caplog.text
+        if attempt == 1:
+            assert "requeue" in text and "failed" not in text, text
+        else:
+            assert "requeue" not in text and "failed" in text and "2 attempts" in text, text
+    assert _job(server, sid).status == "failed"

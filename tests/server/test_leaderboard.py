@@ -8,6 +8,8 @@ import io
 import json
 from datetime import timedelta
 
+import numpy as np
+import pytest
 from sqlalchemy import select
 
 from capeval.cli.main import main as cli_main
@@ -192,29 +194,64 @@ def test_zip_and_multipart_uploads_are_accepted(server):
 
 
 def test_prepared_split_scoring_equals_evaluate_for_every_metric():
-    """Every metric this installation can run (METEOR, SPICE included when present): the worker's
-    per-split prepared path gives bit-identical results to ``capeval.engines.evaluate``."""
+    """Every metric this installation can run (METEOR, SPICE, SPIDEr and the learned metrics included
+    when present): the worker's prepared split, scored twice, gives bit-identical scores,
+    signatures and per-item statistics to a plain ``capeval.engines.evaluate``."""
     from capeval.engines import evaluate
-    from capeval.server.config import DEFAULT_METRICS
+    from capeval.registry import list_metrics
     from capeval.server.scoring import available_metrics, prepare_split, score_split
 
-    metrics = available_metrics(DEFAULT_METRICS)
+    metrics = available_metrics(list_metrics())
     val_ids, _ = split_ids()
     ids = val_ids[:12]
     refs = demo_references()
     references = {i: refs[i] for i in ids}
     candidates = {r["image_id"]: r["caption"] for r in results_for(ids)}
     split = prepare_split(references, metrics, TOKENIZER)
-    first = json.loads(score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)["scores_json"])
-    again = json.loads(score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)["scores_json"])
+    first = score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)
+    again = score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)
     expected = evaluate(
         candidates=[candidates[i] for i in ids],
         references=[references[i] for i in ids],
         ids=ids,
         metrics=metrics,
         tokenizer=TOKENIZER,
-    ).scores()
-    assert first == again == expected
+    )
+    for row in (first, again):
+        assert json.loads(row["scores_json"]) == expected.scores()
+        assert json.loads(row["signatures_json"]) == expected.signatures()
+        items = json.loads(row["items_json"])
+        for key, result in expected.results.items():
+            assert items["stats"][key] == np.asarray(result.stats, dtype=float).tolist(), key
+
+
+def test_a_split_is_scored_in_one_library_call_sharing_what_metrics_require(monkeypatch):
+    """CIDEr-D, SPICE and SPIDEr (built from both) on one split: one ``evaluate`` call, so CIDEr-D's
+    and SPICE's per-item statistics are computed once each, not again for SPIDEr."""
+    from capeval.metrics.cider import CIDErD
+    from capeval.metrics.spice.metric import SPICE
+    from capeval.server.scoring import available_metrics, prepare_split, score_split
+
+    metrics = available_metrics(("cider-d", "spice", "spider"))
+    if "spider" not in metrics:
+        pytest.skip("SPICE cannot run here (its parser model is missing)")
+    calls: list[str] = []
+    for cls in (CIDErD, SPICE):
+        original = cls.item_stats
+
+        def counted(self, *args, _original=original, _name=cls.__name__, **kwargs):
+            calls.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "item_stats", counted)
+    ids = split_ids()[0][:8]
+    refs = demo_references()
+    split = prepare_split({i: refs[i] for i in ids}, metrics, TOKENIZER)
+    candidates = {r["image_id"]: r["caption"] for r in results_for(ids)}
+    row = score_split(candidates, split, metrics=metrics, tokenizer=TOKENIZER)
+    assert sorted(calls) == ["CIDErD", "SPICE"], calls
+    scores = json.loads(row["scores_json"])
+    assert {"cider-d", "spice", "spider"} <= set(scores)
 
 
 def test_significance_against_a_chosen_entry(server):

@@ -6,11 +6,12 @@ from __future__ import annotations
 import socket
 import time
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from capeval.server.db import Database, upgrade_schema
-from capeval.server.models import Base
+from capeval.server.models import Base, User
 
 from .support import LiveServer, make_server
 
@@ -93,3 +94,35 @@ def test_joining_a_team_needs_its_code(server):
     )
     assert r.status_code == 403
     server.register("bob", team="red", team_code=code)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_upgrade_keys_team_names_and_keeps_teams_that_differ_by_case(tmp_path, backend):
+    """Revision 0005 gives each team its comparison key; teams registered before it under names that
+    differ only by case both survive (the later one's key carries its id), and new registrations
+    reach the first."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from capeval.server.db import _alembic_config
+    from capeval.server.services.accounts import create_user
+
+    from .support import database_url
+
+    db = Database(database_url(tmp_path, backend))
+    command.upgrade(_alembic_config(db), "0004")
+    with db.engine.begin() as conn:
+        for name in ("VisionLab", "visionlab", "Other"):
+            conn.execute(
+                text("INSERT INTO team (name, join_code, created_at) VALUES (:n, :c, CURRENT_TIMESTAMP)"),
+                {"n": name, "c": f"code-{name}"},
+            )
+    upgrade_schema(db)
+    with db.engine.connect() as conn:
+        rows = conn.execute(text("SELECT name, name_key FROM team ORDER BY id")).all()
+    assert [r[0] for r in rows] == ["VisionLab", "visionlab", "Other"]
+    assert rows[0][1] == "visionlab" and rows[1][1].startswith("visionlab\x1f") and rows[2][1] == "other"
+    user = create_user(db, "newcomer", "password-123", team_name="VISIONLAB", team_code="code-VisionLab")
+    with db.read() as session:
+        assert session.get(User, user.id).team.name == "VisionLab"
+    db.dispose()

@@ -60,6 +60,9 @@ def test_every_route_follows_the_policy(tmp_path, label, mode, ended):
         "split": "val",
         "action": "baseline",
         "token_id": "1",
+        "username": "owner",
+        "team_id": "1",
+        "token": "x" * 40,
     }
     routes = [r for r in all_routes(server.app) if not isinstance(r, Mount)]
     checked = 0

@@ -79,7 +79,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from capeval.server.app import create_app
+        from capeval.server.app import configure_access_log, create_app, uvicorn_config
         from capeval.server.db import Database, upgrade_schema
         from capeval.server.demo import install_demo
         from capeval.server.scoring import available_metrics, scorer_version
@@ -143,8 +143,9 @@ def run_serve(args: argparse.Namespace) -> int:
     supervisor = _Supervisor(commands)
     supervisor.start()
     app = create_app(settings, db=db, migrate=False)
+    configure_access_log(settings.access_log)
     print(f"capeval server on http://{args.host}:{args.port}/ ({len(commands)} worker(s))", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+    server = uvicorn.Server(uvicorn_config(app, args.host, args.port))
     # uvicorn turns SIGINT and SIGTERM into a graceful shutdown and then re-raises the signal with
     # the handler found at start; with Python's default SIGTERM action that would end the process
     # before the workers are stopped, so both signals raise _Stopped instead.

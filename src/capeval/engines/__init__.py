@@ -8,7 +8,22 @@ workers (:class:`~capeval.engines.executor.ForkedBackend`) or on a Dask cluster
 
 from __future__ import annotations
 
-from capeval.engines.local import Evaluation, build_metrics, evaluate, resolve_metrics
+from capeval.engines.local import (
+    Evaluation,
+    PreparedReferences,
+    build_metrics,
+    evaluate,
+    prepare_references,
+    resolve_metrics,
+)
 from capeval.registry import DEFAULT_METRICS
 
-__all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "Evaluation",
+    "PreparedReferences",
+    "build_metrics",
+    "evaluate",
+    "prepare_references",
+    "resolve_metrics",
+]

@@ -17,13 +17,21 @@ from typing import Any
 
 import numpy as np
 
-from capeval.engines.executor import Backend, default_backend, run
+from capeval.engines.executor import Backend, _identity, default_backend, run
 from capeval.io import Corpus
 from capeval.metrics.base import CorpusResult, Metric, check_inputs
 from capeval.registry import COCO_METRICS, DEFAULT_METRICS, check_metric_name, get_metric, list_metrics
 from capeval.types import FloatArray
 
-__all__ = ["DEFAULT_METRICS", "Evaluation", "build_metrics", "evaluate", "resolve_metrics"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "Evaluation",
+    "PreparedReferences",
+    "build_metrics",
+    "evaluate",
+    "prepare_references",
+    "resolve_metrics",
+]
 
 log = logging.getLogger("capeval")
 
@@ -135,6 +143,64 @@ def build_metrics(
     return built
 
 
+@dataclass(frozen=True)
+class PreparedReferences:
+    """A reference side tokenized and prepared once, to score many candidate sets against it
+    (an evaluation server scores every submission to a split against the same references).
+
+    Built by :func:`prepare_references`; passed to :func:`evaluate` as ``prepared``.
+
+    Attributes:
+        references: The raw references, as given (``evaluate`` checks it is called with these).
+        metrics: The metrics, by registry key.
+        tokenized: Tokenized references per tokenizer name.
+        prepared: Each metric's corpus-level reference data (``Metric.prepare``), by key; a metric
+            built from others holds its requirements' data, each prepared once.
+    """
+
+    references: tuple[tuple[str, ...], ...]
+    metrics: Mapping[str, Metric]
+    tokenized: Mapping[str, list[list[str]]]
+    prepared: Mapping[str, Any]
+
+
+def prepare_references(
+    references: Sequence[Sequence[str]],
+    *,
+    metrics: Iterable[str | Metric] | None = None,
+    tokenizer: str = "ptb",
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> PreparedReferences:
+    """Tokenize ``references`` once per tokenizer and prepare every metric (and every metric a
+    metric is built from) once, for :func:`evaluate` calls that share these references.
+
+    Example:
+        >>> refs = [["a dog runs", "a dog running"]]
+        >>> prepared = prepare_references(refs, metrics=["bleu", "cider-d"], tokenizer="ws")
+        >>> ev = evaluate(candidates=["a dog runs"], references=refs, prepared=prepared, tokenizer="ws")
+        >>> sorted(ev.results)
+        ['bleu', 'cider-d']
+    """
+    raw = tuple(tuple(refs) for refs in references)
+    built = build_metrics(metrics, tokenizer=tokenizer, metric_options=metric_options)
+    tokenized: dict[str, list[list[str]]] = {}
+    leaves: dict[Hashable, Any] = {}
+
+    def prepare(metric: Metric) -> Any:
+        if metric.requires:  # as the executor prepares a metric built from others: its requirements
+            return {key: prepare(dep) for key, dep in metric.requires.items()}
+        name = metric.tokenizer.name
+        if name not in tokenized:
+            tokenized[name] = metric.tokenize([], raw)[1]
+        ident = _identity(metric)
+        if ident not in leaves:
+            leaves[ident] = metric.prepare(tokenized[name])
+        return leaves[ident]
+
+    prepared = {key: prepare(metric) for key, metric in built.items()}
+    return PreparedReferences(references=raw, metrics=built, tokenized=tokenized, prepared=prepared)
+
+
 def evaluate(
     corpus: Corpus | None = None,
     *,
@@ -146,17 +212,21 @@ def evaluate(
     progress: bool = False,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     workers: int = 1,
+    prepared: PreparedReferences | None = None,
 ) -> Evaluation:
     """Score a corpus with several metrics, tokenizing it once.
 
     Args:
         corpus: Aligned corpus (from :func:`capeval.io.load_corpus`); or give
             ``candidates``/``references`` (and optionally ``ids``) instead.
-        metrics: Registry keys or metric instances; default: the COCO metrics installed.
+        metrics: Registry keys or metric instances; default: the COCO metrics installed (with
+            ``prepared``: its metrics).
         tokenizer: Tokenizer for metrics built here (``"ptb"``: the COCO tokenizer).
         progress: Progress bars on stderr.
         metric_options: Extra constructor options per metric key.
         workers: Worker processes for metrics whose items are independent (large corpora only).
+        prepared: These references already tokenized and prepared (:func:`prepare_references`):
+            only the candidates are tokenized, and no metric prepares the references again.
 
     Example:
         >>> ev = evaluate(candidates=["a dog runs"], references=[["a dog runs", "a dog running"]],
@@ -173,13 +243,43 @@ def evaluate(
     check_inputs(candidates, references, ids)
     item_ids: tuple[Hashable, ...] = tuple(ids) if ids is not None else tuple(range(len(candidates)))
 
-    built = build_metrics(metrics, tokenizer=tokenizer, metric_options=metric_options)
     backend = default_backend(workers=workers, progress=progress)
     timings: dict[str, float] = {}
+    if prepared is not None:
+        if metrics is not None or metric_options is not None:
+            raise ValueError("with prepared references, the metrics are the prepared ones: leave metrics out")
+        if len(references) != len(prepared.references) or any(
+            tuple(refs) != given for refs, given in zip(references, prepared.references, strict=True)
+        ):
+            raise ValueError("these references are not the ones prepared (prepare_references)")
+        built = dict(prepared.metrics)
+        texts = _prepared_texts(backend, candidates, prepared, timings)
+        results = run(built, texts, ids=item_ids, backend=backend, prepared=prepared.prepared, timings=timings)
+        return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)
+    built = build_metrics(metrics, tokenizer=tokenizer, metric_options=metric_options)
     results = run(
         built, tokenized_texts(backend, candidates, references, timings), ids=item_ids, backend=backend, timings=timings
     )
     return Evaluation(ids=item_ids, results=results, timings=timings, metrics=built)
+
+
+def _prepared_texts(
+    backend: Backend, candidates: Sequence[str], prepared: PreparedReferences, timings: dict[str, float]
+) -> Callable[[Metric], tuple[list[str], list[list[str]]]]:
+    """The candidates tokenized once per tokenizer, with the prepared tokenized references."""
+    tokenized: dict[str, list[str]] = {}
+
+    def texts(metric: Metric) -> tuple[list[str], list[list[str]]]:
+        name = metric.tokenizer.name
+        if name not in tokenized:
+            start = time.perf_counter()
+            tokenized[name] = backend.tokenize(metric, candidates, [])[0]
+            timings["tokenize" if len(tokenized) == 1 else f"tokenize:{name}"] = time.perf_counter() - start
+        if name not in prepared.tokenized:
+            raise ValueError(f"{metric.name}: references were not prepared with the {name!r} tokenizer")
+        return tokenized[name], prepared.tokenized[name]
+
+    return texts
 
 
 def tokenized_texts(

@@ -8,8 +8,10 @@ phases and their submission limits. Both load from a TOML (Python >= 3.11) or JS
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -18,14 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from capeval.registry import COCO_METRICS
+from capeval.server.domain.text import character_problem
 
 __all__ = [
+    "NAME_PATTERN",
     "ChallengeConfig",
     "Environment",
     "PhaseConfig",
     "Settings",
     "SplitConfig",
+    "check_name",
     "load_config_file",
+    "parse_utc",
     "read_environment",
     "resolve_settings",
 ]
@@ -78,11 +84,15 @@ class Settings:
         worker_debug_delay: Seconds a worker sleeps after claiming a job (testing aid; 0 in production).
         secure_cookies: Always mark session cookies ``Secure``. They are also ``Secure`` whenever a
             request arrives over HTTPS (directly, or through a trusted proxy, see ``trust_proxy``).
-        trust_proxy: Believe ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` / ``X-Forwarded-For`` from the
-            reverse proxy in front of the server (only set this when such a proxy exists: clients
-            could otherwise forge the headers).
+        trust_proxy: Believe ``X-Forwarded-For`` / ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` from the
+            reverse proxy in front of the server, on requests whose peer is in ``trusted_proxies``
+            (only set this when such a proxy exists; ``Forwarded`` and ``X-Real-IP`` are never read).
+        trusted_proxies: Addresses or networks (``10.0.0.0/8``) of the reverse proxies whose
+            forwarding headers are believed when ``trust_proxy`` is on (default: this machine).
         allowed_origins: Extra origins (``https://example.org``) whose forms may post to the server;
             the server's own origin is always allowed.
+        access_log: Where ``capeval serve`` writes one line per request: ``"-"`` (standard output,
+            the default), a file path, or ``"off"``.
     """
 
     database_url: str = ""
@@ -103,13 +113,25 @@ class Settings:
     worker_debug_delay: float = 0.0
     secure_cookies: bool = False
     trust_proxy: bool = False
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     allowed_origins: tuple[str, ...] = ()
+    access_log: str = "-"
 
     def __post_init__(self) -> None:
         if not self.database_url:
             self.database_url = f"sqlite:///{Path(self.data_dir) / 'capeval.db'}"
         self.metrics = tuple(self.metrics)
         self.allowed_origins = tuple(o.rstrip("/").lower() for o in self.allowed_origins)
+        if isinstance(self.trusted_proxies, str):
+            self.trusted_proxies = (self.trusted_proxies,)
+        self.trusted_proxies = tuple(self.trusted_proxies)
+        for entry in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(str(entry), strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"settings: trusted_proxies entry {entry!r} is not an address or network (10.0.0.5, 10.0.0.0/8)"
+                ) from None
         for name in ("max_upload_bytes", "max_unzipped_bytes", "max_zip_members", "max_caption_chars"):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"settings: {name} must be a positive integer")
@@ -211,6 +233,7 @@ class SplitConfig:
     image_ids: list[int] | None = None
 
     def __post_init__(self) -> None:
+        check_name("split", self.name)
         if self.visibility not in ("public", "hidden"):
             raise ValueError(f"split {self.name!r}: visibility must be 'public' or 'hidden', got {self.visibility!r}")
 
@@ -223,10 +246,10 @@ class PhaseConfig:
         name: ``val``, ``test``, ...
         splits: Names of the splits a submission to this phase is scored on; the
             results file must cover every image of these splits exactly once.
-        starts_at / ends_at: ISO-8601 UTC times; ``None`` means unbounded.
-        max_per_day: Accepted submissions per team per UTC day (``None``: unlimited).
-        max_total: Accepted submissions per team in the phase (``None``: unlimited).
-        max_in_flight: Submissions per team queued or running at once (``None``: unlimited).
+        starts_at / ends_at: ISO-8601 times with a zone (``Z`` or ``+02:00``); ``None`` means unbounded.
+        max_per_day: Accepted submissions per team per UTC day (left out: no limit).
+        max_total: Accepted submissions per team in the phase (left out: no limit).
+        max_in_flight: Submissions per team queued or running at once (left out: no limit).
         scores_visible: ``always``, ``after_end`` (hosts only until the phase ends) or ``never``.
         allow_dry_run: Whether the phase accepts validation-only dry runs.
     """
@@ -235,13 +258,14 @@ class PhaseConfig:
     splits: list[str]
     starts_at: str | None = None
     ends_at: str | None = None
-    max_per_day: int | None = 5
-    max_total: int | None = 100
-    max_in_flight: int | None = 2
+    max_per_day: int | None = None
+    max_total: int | None = None
+    max_in_flight: int | None = None
     scores_visible: str = "always"
     allow_dry_run: bool = True
 
     def __post_init__(self) -> None:
+        check_name("phase", self.name)
         if self.scores_visible not in ("always", "after_end", "never"):
             raise ValueError(f"phase {self.name!r}: scores_visible must be always, after_end or never")
         if not self.splits:
@@ -250,6 +274,10 @@ class PhaseConfig:
             value = getattr(self, key)
             if value is not None:
                 parse_utc(value, f"phase {self.name!r} {key}")
+        for key in ("max_per_day", "max_total", "max_in_flight"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"phase {self.name!r}: {key} must be a whole number (leave it out for no limit)")
 
 
 @dataclass
@@ -273,6 +301,29 @@ class ChallengeConfig:
     phases: list[PhaseConfig]
     description: str = ""
     baseline: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_name("challenge slug", self.slug)
+        for what, text, multiline in (("title", self.title, False), ("description", self.description, True)):
+            if not isinstance(text, str):
+                raise ValueError(f"challenge {self.slug!r}: {what} must be text")
+            problem = character_problem(text, multiline=multiline)
+            if problem:
+                raise ValueError(f"challenge {self.slug!r}: {what} {problem}")
+        if not self.title.strip():
+            raise ValueError(f"challenge {self.slug!r}: the title is empty")
+        if len(self.title) > TITLE_MAX or len(self.description) > DESCRIPTION_MAX:
+            raise ValueError(
+                f"challenge {self.slug!r}: title or description too long ({TITLE_MAX}/{DESCRIPTION_MAX} characters)"
+            )
+        split_names = [s.name for s in self.splits]
+        phase_names = [p.name for p in self.phases]
+        for what, names in (("split", split_names), ("phase", phase_names)):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:
+                raise ValueError(f"challenge {self.slug!r}: {what} name(s) given twice: {twice}")
+        if not self.phases:
+            raise ValueError(f"challenge {self.slug!r}: no phase")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], base_dir: Path | None = None) -> ChallengeConfig:
@@ -302,14 +353,39 @@ class ChallengeConfig:
         return config
 
 
+#: Slugs, phase and split names: they appear in URLs.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+TITLE_MAX = 200
+DESCRIPTION_MAX = 10_000
+
+
+def check_name(what: str, name: object) -> None:
+    """A slug, phase or split name: 1-80 ASCII letters, digits, ``.``, ``_`` or ``-`` (they are part of
+    URLs), starting with a letter or digit.
+
+    Raises:
+        ValueError: naming ``what`` and the name.
+    """
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ValueError(
+            f"{what} name {str(name)[:80]!r}: use 1-80 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+
+
 def parse_utc(value: str, what: str = "time") -> datetime:
-    """Parse an ISO-8601 time; naive times are taken as UTC."""
+    """Parse an ISO-8601 time with its zone (``Z`` or an offset such as ``+02:00``), as UTC.
+
+    Raises:
+        ValueError: not an ISO-8601 time, or one without a zone (which zone a host meant is not
+            guessed).
+    """
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise ValueError(f"{what}: {value!r} is not an ISO-8601 time") from None
+        raise ValueError(f"{what}: {value!r} is not an ISO-8601 time such as 2026-12-01T00:00:00Z") from None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
+        raise ValueError(f"{what}: {value!r} has no time zone; add Z for UTC or an offset (2026-12-01T00:00:00+01:00)")
     return parsed.astimezone(timezone.utc)
 
 

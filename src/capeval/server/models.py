@@ -49,6 +49,7 @@ __all__ = [
     "Submission",
     "Team",
     "UploadFile",
+    "USER_STATES",
     "User",
     "utcnow",
 ]
@@ -109,10 +110,18 @@ class Team(Base):
     """Participants submit for their team; limits are per team. Joining needs the team's join code."""
 
     __tablename__ = "team"
+    __table_args__ = (UniqueConstraint("name_key", name="uq_team_name_key"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
+    #: The name as teams compare (:func:`capeval.server.domain.text.team_key`): one team per key.
+    name_key: Mapped[str] = mapped_column(String(255))
     join_code: Mapped[str] = mapped_column(String(32), default=new_join_code)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+#: Account states: ``active``; ``pending`` (registered while the hosts approve new accounts);
+#: ``disabled`` (by a host). Only active accounts log in or use their sessions and tokens.
+USER_STATES = ("active", "pending", "disabled")
 
 
 class User(Base):
@@ -123,7 +132,14 @@ class User(Base):
     is_host: Mapped[bool] = mapped_column(Boolean, default=False)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
+    last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     team: Mapped[Team | None] = relationship(lazy="joined")
+
+    @property
+    def active(self) -> bool:
+        """Whether the account may log in and use its sessions and tokens."""
+        return self.status == "active"
 
 
 class ApiToken(Base):

@@ -1,10 +1,12 @@
 """Scoring through the library, and the leaderboard's significance markers.
 
-The server holds no metric logic: a split is scored with :func:`capeval.engines.evaluate`
-on a :class:`~capeval.io.Corpus` built from the stored candidates and references, and
-significance uses :func:`capeval.stats.paired_bootstrap` on the stored statistics rows with
-the metric's own ``compute``. References are parsed once per split (keyed by their SHA-256)
-and reused by every job a worker runs.
+The server holds no metric logic: a submission is scored on a split with one
+:func:`capeval.engines.evaluate` call for all of the challenge's metrics (so what they share,
+CIDEr-D and SPICE for SPIDEr or NNEval's feature metrics, is computed once), and significance
+uses :func:`capeval.stats.paired_bootstrap` on the stored statistics rows with the metric's own
+``compute``. References are tokenized and prepared once per split
+(:func:`capeval.engines.prepare_references`, keyed by their SHA-256) and reused by every job a
+worker runs.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from capeval._version import __version__
+
+if TYPE_CHECKING:
+    from capeval.engines import PreparedReferences
 
 __all__ = [
     "available_metrics",
@@ -80,18 +85,21 @@ def parse_scorer_version(version: str) -> tuple[tuple[str, ...], str]:
 
 @dataclass
 class PreparedSplit:
-    """A split ready for scoring: ids, tokenized references and each metric's ``prepare`` output.
+    """A split ready for scoring: its ids and its references tokenized and prepared by the library
+    (:func:`capeval.engines.prepare_references`).
 
     Built once per (split, references hash, metrics, tokenizer) and reused by every job, so the
-    reference side (tokenization, CIDEr-D document frequencies, SPICE reference graphs) is not
-    recomputed per submission. The calls are the library's own (``Metric.tokenize`` streams,
-    ``Metric.prepare``, ``Metric.score_tokenized``), made as :func:`capeval.engines.evaluate` makes them.
+    reference side (tokenization, CIDEr-D document frequencies, SPICE reference graphs, learned
+    metrics' reference features) is not recomputed per submission.
     """
 
     ids: list[int]
-    metrics: dict[str, Any]
-    references: dict[str, list[list[str]]]
-    prepared: dict[str, Any]
+    references: PreparedReferences
+
+    @property
+    def metrics(self) -> Mapping[str, Any]:
+        """The metrics, by registry key."""
+        return self.references.metrics
 
 
 class _SplitCache:
@@ -121,45 +129,30 @@ class _SplitCache:
 
 
 def prepare_split(references: Mapping[int, list[str]], metrics: Sequence[str], tokenizer: str) -> PreparedSplit:
-    """Tokenize a split's references and run each metric's ``prepare`` once."""
-    from capeval.registry import get_metric
+    """Tokenize a split's references and prepare every metric once (in image id order)."""
+    from capeval.engines import prepare_references
 
     ids = sorted(references)
-    raw = [list(references[i]) for i in ids]
-    built = {name: get_metric(name, tokenizer=tokenizer) for name in metrics}
-    tokenized: dict[str, list[list[str]]] = {}
-    prepared: dict[str, Any] = {}
-    for name, metric in built.items():
-        tok_name = metric.tokenizer.name
-        if tok_name not in tokenized:
-            tokenized[tok_name] = metric.tokenize([], raw)[1]
-        prepared[name] = metric.prepare(tokenized[tok_name])
-    return PreparedSplit(ids=ids, metrics=built, references=tokenized, prepared=prepared)
+    prepared = prepare_references([list(references[i]) for i in ids], metrics=list(metrics), tokenizer=tokenizer)
+    return PreparedSplit(ids=ids, references=prepared)
 
 
 #: Process-wide cache of prepared splits.
 split_cache = _SplitCache()
 
 
-def _evaluate(split: PreparedSplit, candidates: Mapping[int, str]) -> tuple[dict[str, Any], list[str]]:
-    """``({metric: CorpusResult}, output names in display order)`` for one submission."""
-    from capeval.engines import Evaluation
+def _evaluate(split: PreparedSplit, candidates: Mapping[int, str]) -> Any:
+    """Every metric of the split on one submission, in one :func:`capeval.engines.evaluate` call:
+    what several metrics share (CIDEr-D and SPICE for SPIDEr, the feature metrics of NNEval) is
+    computed once."""
+    from capeval.engines import evaluate
 
-    raw = [candidates[i] for i in split.ids]
-    tokenized: dict[str, list[str]] = {}
-    results: dict[str, Any] = {}
-    for name, metric in split.metrics.items():
-        tok_name = metric.tokenizer.name
-        if tok_name not in tokenized:
-            tokenized[tok_name] = metric.tokenize(raw, [])[0]
-        results[name] = metric.score_tokenized(
-            candidates=tokenized[tok_name],
-            references=split.references[tok_name],
-            ids=split.ids,
-            prepared=split.prepared[name],
-        )
-    evaluation = Evaluation(ids=tuple(split.ids), results=results, metrics=split.metrics)
-    return results, list(evaluation.scores())
+    return evaluate(
+        candidates=[candidates[i] for i in split.ids],
+        references=split.references.references,
+        ids=split.ids,
+        prepared=split.references,
+    )
 
 
 def score_split(
@@ -183,8 +176,9 @@ def score_split(
     split = references if isinstance(references, PreparedSplit) else prepare_split(references, metrics, tokenizer)
     ids = split.ids
     start = time.perf_counter()
-    results, order = _evaluate(split, candidates)
+    evaluation = _evaluate(split, candidates)
     seconds = time.perf_counter() - start
+    results, order = evaluation.results, list(evaluation.scores())
     scores: dict[str, float] = {}
     signatures: dict[str, str] = {}
     item_scores: dict[str, list[float]] = {}

@@ -22,16 +22,16 @@ router = APIRouter(prefix="/api/v1", tags=["challenges"])
 
 
 @router.get("/challenges", response_model=list[ChallengeSummary], response_model_exclude_unset=True)
-def challenges(db: Db) -> list[dict[str, Any]]:
+def challenges(db: Db, user: MaybeUser) -> list[dict[str, Any]]:
     """Challenges with their phases and splits (never references)."""
-    return list_challenges(db)
+    return list_challenges(db, user)
 
 
 @router.get("/challenges/{slug}", response_model=ChallengeSummary, response_model_exclude_unset=True)
 def challenge(slug: str, db: Db, user: MaybeUser) -> dict[str, Any]:
     """One challenge; with authentication, the team's quota usage per phase."""
     with db.read() as session:
-        out = challenge_summary(get_challenge(session, slug))
+        out = challenge_summary(get_challenge(session, slug), user)
     if user is not None and user.team_id is not None:
         out["quota"] = team_quota(db, user, slug)
     return out
@@ -49,28 +49,29 @@ def _ids_response(slug: str, what: str, name: str, ids: list[int], fmt: str) -> 
 
 
 @router.get("/challenges/{slug}/phases/{phase}/image_ids")
-def phase_ids(slug: str, phase: str, db: Db, format: str = "json") -> Response:
+def phase_ids(slug: str, phase: str, db: Db, user: MaybeUser, format: str = "json") -> Response:
     """The image ids a results file for ``phase`` must cover, sorted (``?format=txt``: one per line).
-    Every id needs exactly one caption; references of hidden splits stay on the server."""
+    Every id needs exactly one caption; references of hidden splits stay on the server. Before the
+    phase opens, hosts only (403)."""
     with db.read() as session:
-        ids = expected_ids(session, slug, phase=phase)
+        ids = expected_ids(session, slug, phase=phase, viewer=user)
     return _ids_response(slug, "phase", phase, ids, format)
 
 
 @router.get("/challenges/{slug}/splits/{split}/image_ids")
-def split_ids(slug: str, split: str, db: Db, format: str = "json") -> Response:
-    """The image ids of one split, sorted (``?format=txt``: one per line)."""
+def split_ids(slug: str, split: str, db: Db, user: MaybeUser, format: str = "json") -> Response:
+    """The image ids of one split, sorted (``?format=txt``: one per line); once one of its phases opened."""
     with db.read() as session:
-        ids = expected_ids(session, slug, split=split)
+        ids = expected_ids(session, slug, split=split, viewer=user)
     return _ids_response(slug, "split", split, ids, format)
 
 
 @router.get("/challenges/{slug}/phases/{phase}/template.json")
-def results_template(slug: str, phase: str, db: Db) -> Response:
+def results_template(slug: str, phase: str, db: Db, user: MaybeUser) -> Response:
     """A results file skeleton for ``phase``: ``[{"image_id": ..., "caption": ""}, ...]`` for every
-    expected image; fill in the captions and upload it."""
+    expected image; fill in the captions and upload it (once the phase opened)."""
     with db.read() as session:
-        ids = expected_ids(session, slug, phase=phase)
+        ids = expected_ids(session, slug, phase=phase, viewer=user)
     return JSONResponse(
         [{"image_id": i, "caption": ""} for i in ids],
         headers={"content-disposition": f'attachment; filename="{slug}-{phase}-results-template.json"'},

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
+from capeval.server.api.proxy import client_address, request_host, scheme
 from capeval.server.config import Settings
 from capeval.server.domain.errors import Forbidden
 
@@ -44,33 +45,13 @@ def csrf_token(secret: str) -> str:
     return hmac.new(secret.encode("utf-8", "replace"), b"capeval-csrf-v1", hashlib.sha256).hexdigest()
 
 
-def _scheme(request: Request, settings: Settings) -> str:
-    if settings.trust_proxy:
-        forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
-        if forwarded in ("http", "https"):
-            return forwarded
-    return request.url.scheme
-
-
 def cookie_secure(request: Request, settings: Settings) -> bool:
     """Cookies are ``Secure`` when configured so or when the request came over HTTPS."""
-    return settings.secure_cookies or _scheme(request, settings) == "https"
-
-
-def client_address(request: Request, settings: Settings) -> str:
-    """The client's address: the proxy's ``X-Forwarded-For`` entry when trusted, else the peer."""
-    if settings.trust_proxy:
-        forwarded = request.headers.get("x-forwarded-for", "")
-        if forwarded:
-            return forwarded.split(",")[-1].strip()[:64]
-    return request.client.host if request.client else "unknown"
+    return settings.secure_cookies or scheme(request, settings) == "https"
 
 
 def _own_origin(request: Request, settings: Settings) -> str:
-    host = request.headers.get("host", "")
-    if settings.trust_proxy and request.headers.get("x-forwarded-host"):
-        host = request.headers["x-forwarded-host"].split(",")[0].strip()
-    return f"{_scheme(request, settings)}://{host}".lower()
+    return f"{scheme(request, settings)}://{request_host(request, settings)}".lower()
 
 
 def check_origin(request: Request, settings: Settings) -> None:

@@ -63,6 +63,10 @@ def _validation_detail(exc: RequestValidationError) -> str:
 
 async def handle_error(request: Request, exc: Exception) -> Response:
     """The application's one error handler."""
+    if isinstance(exc, e.Unauthenticated) and request.method in ("GET", "HEAD") and wants_html(request):
+        from capeval.server.web.accounts import login_redirect
+
+        return login_redirect(request)  # a page that needs a login comes back after it
     if isinstance(exc, e.DomainError):
         return error_response(request, status_of(exc), exc.code, exc.message)
     if isinstance(exc, RequestValidationError):

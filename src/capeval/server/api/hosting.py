@@ -50,7 +50,7 @@ async def edit_phase(slug: str, phase: str, body: PhaseBody, host: HostUser, db:
     changes = body.model_dump(exclude_unset=True)
     changed = await run_in_threadpool(update_phase, db, host, slug, phase, changes)
     with db.read() as session:
-        summary = challenge_summary(get_challenge(session, slug))
+        summary = challenge_summary(get_challenge(session, slug), host)
     return {"changed": changed, "phase": next(p for p in summary["phases"] if p["name"] == phase)}
 
 
@@ -102,8 +102,8 @@ def registration(db: Db, user: CurrentUser) -> dict[str, Any]:
     openapi_extra=json_body_schema(RegistrationEdit),
 )
 async def edit_registration(body: RegistrationBody, host: HostUser, db: Db) -> dict[str, Any]:
-    """Host: set the registration ``mode`` and ``team_size`` (``null``: no limit); ``new_invite_code``
-    draws a new code. Audited."""
+    """Host: set the registration ``mode`` (open, invite, approval, closed), ``team_size`` and
+    ``per_address_hour`` (``null``: no limit); ``new_invite_code`` draws a new code. Audited."""
     fields = body.model_dump(exclude_unset=True)
     updated = await run_in_threadpool(
         update_registration,
@@ -112,6 +112,7 @@ async def edit_registration(body: RegistrationBody, host: HostUser, db: Db) -> d
         mode=fields.get("mode"),
         team_size=fields["team_size"] if "team_size" in fields else "keep",
         new_invite_code=bool(fields.get("new_invite_code")),
+        per_address_hour=fields["per_address_hour"] if "per_address_hour" in fields else "keep",
     )
     return {**updated.public(), "invite_code": updated.invite_code or None}
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import html
 import json
+import logging
+import re
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
+from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["BodyLimitMiddleware", "SecurityHeadersMiddleware"]
+__all__ = ["AccessLogMiddleware", "BodyLimitMiddleware", "HeadMiddleware", "SecurityHeadersMiddleware", "log_line_text"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -36,12 +40,14 @@ class BodyLimitMiddleware:
     Browsers get a small HTML page, API clients JSON.
     """
 
-    def __init__(self, app: Callable[..., Awaitable[None]], limit: int) -> None:
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int, upload_limit: int | None = None) -> None:
         self.app = app
         self.limit = limit
+        #: The limit people are told: the file size limit (``limit`` adds room for form framing).
+        self.upload_limit = upload_limit if upload_limit is not None else limit
 
     async def _reject(self, scope: Scope, send: Send) -> None:
-        detail = f"request body exceeds the {self.limit}-byte upload limit"
+        detail = f"the request is larger than the upload limit of {self.upload_limit:,} bytes"
         if _wants_html(scope):
             body = (
                 "<!doctype html><html lang=en><head><meta charset=utf-8><title>413 · capeval</title>"
@@ -129,3 +135,91 @@ class SecurityHeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class HeadMiddleware:
+    """``HEAD`` is answered wherever ``GET`` is (monitors and link checkers use it): the request runs
+    as a ``GET`` and the response keeps its status and headers but sends no body."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
+#: Paths whose last part is a secret (a password-reset link): logged without it.
+_SECRET_PATHS = re.compile(r"^(/reset/)[^/]+")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\\\"]")
+
+
+def log_line_text(text: str, limit: int = 500) -> str:
+    """``text`` safe on one line of a log: control, bidirectional and quote characters escaped, length bounded."""
+    cut = text[:limit]
+    return _UNPRINTABLE.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", cut
+    )
+
+
+class AccessLogMiddleware:
+    """One line per request on the ``capeval.access`` logger, once the response is sent::
+
+        203.0.113.5 [2026-11-26T10:00:00+00:00] "GET /c/coco-demo?all=1" 200 5123 12ms "Mozilla/5.0 ..."
+
+    The address is the one the server decides (:func:`capeval.server.api.proxy.client_address`);
+    a reset link's token is never written; paths and user agents are escaped onto one line.
+    """
+
+    def __init__(self, app: Callable[..., Awaitable[None]], settings: Any) -> None:
+        self.app = app
+        self.settings = settings
+        self.log = logging.getLogger("capeval.access")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 0
+        sent = 0
+
+        async def counting(message: Message) -> None:
+            nonlocal status, sent
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            elif message["type"] == "http.response.body":
+                sent += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, counting)
+        finally:
+            if self.log.isEnabledFor(logging.INFO):
+                self.log.info(self._line(scope, status or 500, sent, time.perf_counter() - start))
+
+    def _line(self, scope: Scope, status: int, sent: int, seconds: float) -> str:
+        from starlette.requests import Request
+
+        from capeval.server.api.proxy import client_address
+
+        address = client_address(Request(scope), self.settings)
+        path = _SECRET_PATHS.sub(r"\1...", scope.get("path", ""))
+        query = scope.get("query_string", b"").decode("latin-1")
+        target = log_line_text(path + (f"?{query}" if query else ""))
+        agent = next((v for k, v in scope.get("headers", []) if k == b"user-agent"), b"").decode("latin-1")
+        moment = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return (
+            f'{log_line_text(address, 64)} [{moment}] "{scope.get("method", "")} {target}" {status} {sent} '
+            f'{seconds * 1000:.0f}ms "{log_line_text(agent, 200)}"'
+        )

@@ -10,6 +10,7 @@ __all__ = [
     "AcceptedUpload",
     "AuditRow",
     "BaselineResult",
+    "ChallengeEdit",
     "ChallengeSummary",
     "DryRunResult",
     "EntryEdit",
@@ -18,14 +19,20 @@ __all__ = [
     "Health",
     "HostActionResult",
     "Me",
+    "MergeRequest",
+    "MoveRequest",
     "PasswordChange",
     "PasswordChanged",
+    "PasswordReset",
+    "PhaseDefinition",
     "PhaseEdit",
     "RegisterRequest",
     "RegisterResponse",
     "RegistrationEdit",
     "RerunResult",
     "SplitEdit",
+    "StatusChange",
+    "TeamRename",
     "TokenRequest",
     "TokenResponse",
     "WithdrawRequest",
@@ -49,6 +56,8 @@ class RegisterRequest(_Strict):
 class RegisterResponse(BaseModel):
     username: str
     team_id: int | None
+    #: ``active``, or ``pending`` while the hosts approve new accounts.
+    status: str = "active"
 
 
 class TokenRequest(_Strict):
@@ -174,11 +183,13 @@ class SplitEdit(_Strict):
 
 
 class RegistrationEdit(_Strict):
-    """``PUT /api/v1/registration``: ``mode`` open / invite / closed, ``team_size`` (``null``: no limit)."""
+    """``PUT /api/v1/registration``: ``mode`` open / invite / approval / closed, ``team_size`` and
+    ``per_address_hour`` (``null``: no limit)."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
     mode: str | None = Field(default=None, max_length=16)
     team_size: int | None = None
+    per_address_hour: int | None = None
     new_invite_code: bool = False
 
 
@@ -221,3 +232,63 @@ class Health(BaseModel):
     database: str
     scorer_version: str
     jobs: dict[str, int]
+
+
+class StatusChange(_Strict):
+    """``POST /api/v1/users/{username}/status``: ``active`` (approve, enable) or ``disabled``."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    status: str = Field(max_length=16)
+
+
+class MoveRequest(_Strict):
+    """``POST /api/v1/users/{username}/team``: the team to move to (``create``: a new team)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    team: str = Field(max_length=200)
+    create: bool = False
+
+
+class TeamRename(_Strict):
+    """``PATCH /api/v1/teams/{id}``."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    name: str = Field(max_length=200)
+
+
+class MergeRequest(_Strict):
+    """``POST /api/v1/teams/{id}/merge``: the team this one is merged into."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    into: int = Field(ge=1, le=2**63 - 1)
+
+
+class PasswordReset(_Strict):
+    """``POST /api/v1/password-reset``: the token of a host's reset link and the new password."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    token: str = Field(max_length=200)
+    new_password: str = Field(max_length=1024)
+
+
+class ChallengeEdit(_Strict):
+    """``PATCH /api/v1/challenges/{slug}``: only the fields sent change."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    title: str | None = Field(default=None, max_length=200)
+    description: str | None = Field(default=None, max_length=10_000)
+
+
+class PhaseDefinition(_Strict):
+    """``POST /api/v1/challenges/{slug}/phases``: a new phase (limits left out: none)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    name: str = Field(max_length=80)
+    splits: list[str] = Field(max_length=50)
+    starts_at: str | None = Field(default=None, max_length=64)
+    ends_at: str | None = Field(default=None, max_length=64)
+    max_per_day: int | None = Field(default=None, ge=0, le=1_000_000)
+    max_total: int | None = Field(default=None, ge=0, le=1_000_000)
+    max_in_flight: int | None = Field(default=None, ge=0, le=1_000_000)
+    scores_visible: str = Field(default="always", max_length=16)
+    allow_dry_run: bool = True

@@ -5,6 +5,7 @@ the description in the query string. The bytes then go through the one intake pi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
@@ -66,27 +67,51 @@ async def read_checked_form(request: Request, settings: Settings) -> FormData:
     return form
 
 
+#: Fields describing an upload, from the query string or (multipart) the form.
+UPLOAD_FIELDS = ("method_name", "method_description", "public", "dry_run")
+#: Longest value of each field.
+FIELD_LIMITS = {"method_name": 1000, "method_description": 10_000, "public": 16, "dry_run": 16}
+
+
+def _field(name: str, form: FormData | None, query: Any) -> str | None:
+    """A description field from the query or the form; both may give it only if they agree."""
+    given = query.getlist(name)
+    if len(given) > 1:
+        raise InvalidInput(f"bad_{name}", f"{name} is given {len(given)} times in the query; give it once")
+    from_query = given[0] if given else None
+    if from_query is not None and len(from_query) > FIELD_LIMITS[name]:
+        raise InvalidInput(f"bad_{name}", f"{name} has {len(from_query)} characters; at most {FIELD_LIMITS[name]}")
+    from_form = form_text(form, name, limit=FIELD_LIMITS[name], default="") if form is not None else ""
+    if form is not None and name in form and from_query is not None and from_query != from_form:
+        raise InvalidInput(
+            f"bad_{name}", f"{name} is given both in the query and in the form, with different values; give it once"
+        )
+    if form is not None and name in form:
+        return from_form
+    return from_query
+
+
 async def read_upload(request: Request) -> Upload:
-    """The upload of an API request (multipart ``file`` part, or raw body + query parameters)."""
+    """The upload of an API request: a multipart ``file`` part, or the raw body. The description
+    (``method_name``, ``method_description``, ``public``, ``dry_run``) comes from the query string,
+    and for a multipart upload also from form fields (a value given in both places must agree)."""
     content_type = request.headers.get("content-type", "")
+    params = request.query_params
+    form: FormData | None = None
     if content_type.lower().startswith("multipart/form-data"):
         form = await read_form(request, max_files=1)
         part = form.get("file")
         if not isinstance(part, UploadFile):
             raise InvalidInput("no_file", "the form has no 'file' part")
         data = await part.read()
-        meta = SubmissionMeta.build(
-            form_text(form, "method_name", limit=1000),
-            form_text(form, "method_description", limit=10_000),
-            form_text(form, "public", default="on"),
-        )
-        dry_run = parse_flag("dry_run", form_text(form, "dry_run"), default=False)
-        return Upload(data, part.content_type or "", part.filename or "", meta, dry_run)
-    data = await request.body()
-    params = request.query_params
-    meta = SubmissionMeta.build(params.get("method_name"), params.get("method_description"), params.get("public"))
-    dry_run = parse_flag("dry_run", params.get("dry_run"), default=False)
-    filename = params.get("filename", "")
-    if len(filename) > 1000:
-        raise InvalidInput("bad_filename", "filename is too long")
-    return Upload(data, content_type, filename, meta, dry_run)
+        ctype, filename = part.content_type or "", part.filename or ""
+    else:
+        data = await request.body()
+        ctype = content_type
+        filename = params.get("filename", "")
+        if len(filename) > 1000:
+            raise InvalidInput("bad_filename", "filename is too long")
+    values = {name: _field(name, form, params) for name in UPLOAD_FIELDS}
+    meta = SubmissionMeta.build(values["method_name"], values["method_description"], values["public"])
+    dry_run = parse_flag("dry_run", values["dry_run"], default=False)
+    return Upload(data, ctype, filename, meta, dry_run)

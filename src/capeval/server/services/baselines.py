@@ -20,7 +20,7 @@ from capeval.server.services.challenges import get_phase, phase_image_ids
 from capeval.server.services.intake import parse_upload, validate_results
 from capeval.server.services.submissions import create_submission
 
-__all__ = ["NO_HOST_HINT", "first_host", "install_baselines"]
+__all__ = ["NO_HOST_HINT", "first_host", "install_baselines", "queue_baseline"]
 
 #: Printed when a configured challenge has no host account yet.
 NO_HOST_HINT = (
@@ -50,43 +50,77 @@ def install_baselines(db: Database, config: ChallengeConfig, settings: Settings,
     lines = []
     for phase_name, path in config.baseline.items():
         with db.read() as session:
-            phase = get_phase(session, config.slug, phase_name)
-            phase_id = phase.id
+            phase_id = get_phase(session, config.slug, phase_name).id
             exists = session.scalar(
                 select(Submission.id).where(Submission.phase_id == phase_id, Submission.is_baseline.is_(True))
             )
-            expected = phase_image_ids(phase)
         if exists is not None:
             continue
-        data = Path(path).read_bytes()
         try:
-            parsed = parse_upload(
-                data,
-                content_type="application/zip" if path.endswith(".zip") else "application/json",
-                filename=Path(path).name,
-                max_members=settings.max_zip_members,
-                max_unzipped=settings.max_unzipped_bytes,
-            )
-            captions = validate_results(
-                parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=str(path)
+            sid, count = queue_baseline(
+                db,
+                host.id,
+                config.slug,
+                phase_name,
+                Path(path).name,
+                Path(path).read_bytes(),
+                settings=settings,
+                scorer_version=scorer_version,
+                where=str(path),
             )
         except ValueError as exc:
             raise ValueError(f"baseline of phase {phase_name!r} ({path}): {exc}") from None
-        sid = create_submission(
-            db,
-            user_id=host.id,
-            phase_id=phase_id,
-            captions=captions,
-            file_sha256=hashlib.sha256(data).hexdigest(),
-            filename=Path(path).name,
-            n_bytes=len(data),
-            scorer_version=scorer_version,
-            max_attempts=settings.max_attempts,
-            method_name=f"baseline ({Path(path).name})",
-            is_baseline=True,
-            enforce_limits=False,
-        )
-        with db.write() as session:
-            audit(session, None, "install_baseline", f"submission:{sid}", f"phase:{config.slug}/{phase_name} {path}")
-        lines.append(f"baseline of {config.slug}/{phase_name} queued as submission {sid} ({len(captions)} images)")
+        lines.append(f"baseline of {config.slug}/{phase_name} queued as submission {sid} ({count} images)")
     return lines
+
+
+def queue_baseline(
+    db: Database,
+    owner_id: int,
+    slug: str,
+    phase_name: str,
+    filename: str,
+    data: bytes,
+    *,
+    settings: Settings,
+    scorer_version: str,
+    actor: User | None = None,
+    where: str | None = None,
+) -> tuple[int, int]:
+    """Check a baseline results file as a participant's upload is checked and queue it as a baseline
+    entry of ``owner_id`` (audited as ``install_baseline``); returns ``(submission id, images)``.
+
+    Raises:
+        ValueError: the file fails the upload checks (a domain error naming the problem).
+    """
+    with db.read() as session:
+        phase = get_phase(session, slug, phase_name)
+        phase_id, expected = phase.id, phase_image_ids(phase)
+    parsed = parse_upload(
+        data,
+        content_type="application/zip" if filename.endswith(".zip") else "application/json",
+        filename=filename,
+        max_members=settings.max_zip_members,
+        max_unzipped=settings.max_unzipped_bytes,
+    )
+    captions = validate_results(
+        parsed.document, expected, max_caption_chars=settings.max_caption_chars, where=where or filename
+    )
+    sid = create_submission(
+        db,
+        user_id=owner_id,
+        phase_id=phase_id,
+        captions=captions,
+        file_sha256=hashlib.sha256(data).hexdigest(),
+        filename=filename,
+        n_bytes=len(data),
+        scorer_version=scorer_version,
+        max_attempts=settings.max_attempts,
+        method_name=f"baseline ({filename})",
+        is_baseline=True,
+        enforce_limits=False,
+        raw=data,
+    )
+    with db.write() as session:
+        audit(session, actor, "install_baseline", f"submission:{sid}", f"phase:{slug}/{phase_name} {where or filename}")
+    return sid, len(captions)

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 from capeval.server.config import Settings
 from capeval.server.db import Database
-from capeval.server.services.accounts import LoginThrottle
 from capeval.server.services.challenges import PhaseIds
+from capeval.server.services.throttle import LoginThrottle, RegistrationThrottle
 
 __all__ = ["LOGIN_MAX_FAILURES", "LOGIN_WINDOW_SECONDS", "ServerContext"]
 
-#: Failed logins per (username, address) within LOGIN_WINDOW_SECONDS before further attempts are refused.
+#: Failed logins per (username, address) within LOGIN_WINDOW_SECONDS before that pair is locked.
 LOGIN_MAX_FAILURES = 10
 LOGIN_WINDOW_SECONDS = 15 * 60
 
@@ -27,3 +27,4 @@ class ServerContext:
     scorer_version: str
     phase_ids: PhaseIds = field(default_factory=PhaseIds)
     throttle: LoginThrottle = field(default_factory=lambda: LoginThrottle(LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS))
+    registrations: RegistrationThrottle = field(default_factory=RegistrationThrottle)

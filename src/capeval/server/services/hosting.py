@@ -46,8 +46,11 @@ __all__ = [
 #: Phase fields a host may edit.
 PHASE_FIELDS = ("starts_at", "ends_at", "max_per_day", "max_total", "max_in_flight", "scores_visible", "allow_dry_run")
 _LIMITS = ("max_per_day", "max_total", "max_in_flight")
-#: ``open``: anyone registers; ``invite``: registering needs the invite code; ``closed``: nobody.
-REGISTRATION_MODES = ("open", "invite", "closed")
+#: ``open``: anyone registers; ``invite``: registering needs the invite code; ``approval``: anyone
+#: registers, and a host approves the account before it logs in; ``closed``: nobody.
+REGISTRATION_MODES = ("open", "invite", "approval", "closed")
+#: Accounts one address may register per hour unless the hosts say otherwise.
+DEFAULT_PER_ADDRESS_HOUR = 10
 #: Largest team size or limit a host may set.
 LIMIT_MAX = 1_000_000
 
@@ -73,9 +76,9 @@ def _moment(field: str, value: object) -> datetime | None:
     if not isinstance(value, str) or len(value) > 64:
         raise InvalidInput(f"bad_{field}", f"{field} must be an ISO 8601 time such as 2026-12-01T00:00:00Z")
     try:
-        return parse_utc(value)
+        return parse_utc(value, field)
     except ValueError as exc:
-        raise InvalidInput(f"bad_{field}", f"{field}: {exc}") from None
+        raise InvalidInput(f"bad_{field}", str(exc)) from None
 
 
 def _show(value: object) -> str:
@@ -187,15 +190,17 @@ def revoke_token(db: Database, actor: User, token_id: int) -> None:
 
 @dataclass(frozen=True)
 class Registration:
-    """Who may create accounts, and how large a team may grow."""
+    """Who may create accounts, how large a team may grow, how many accounts one address may
+    register per hour (``None``: no limit)."""
 
     mode: str = "open"
     invite_code: str = ""
     team_size: int | None = None
+    per_address_hour: int | None = DEFAULT_PER_ADDRESS_HOUR
 
     def public(self) -> dict[str, Any]:
         """What anyone may know (never the invite code)."""
-        return {"mode": self.mode, "team_size": self.team_size}
+        return {"mode": self.mode, "team_size": self.team_size, "per_address_hour": self.per_address_hour}
 
 
 def _registration(session: Session) -> Registration:
@@ -203,7 +208,12 @@ def _registration(session: Session) -> Registration:
     if row is None:
         return Registration()
     data = json.loads(row.value)
-    return Registration(data.get("mode", "open"), data.get("invite_code", ""), data.get("team_size"))
+    return Registration(
+        data.get("mode", "open"),
+        data.get("invite_code", ""),
+        data.get("team_size"),
+        data.get("per_address_hour", DEFAULT_PER_ADDRESS_HOUR),
+    )
 
 
 def read_registration(db: Database) -> Registration:
@@ -212,38 +222,61 @@ def read_registration(db: Database) -> Registration:
 
 
 def update_registration(
-    db: Database, actor: User, *, mode: str | None = None, team_size: object = "keep", new_invite_code: bool = False
+    db: Database,
+    actor: User,
+    *,
+    mode: str | None = None,
+    team_size: object = "keep",
+    new_invite_code: bool = False,
+    per_address_hour: object = "keep",
 ) -> Registration:
-    """Set the registration mode and team size limit (audited as ``edit_registration``). Switching to
-    ``invite`` without a code, or ``new_invite_code``, draws a new random code."""
+    """Set the registration mode, the team size limit and the accounts one address may register per
+    hour (audited as ``edit_registration``). Switching to ``invite`` without a code, or
+    ``new_invite_code``, draws a new random code."""
     _require_host(actor)
     with db.write() as session:
         current = _registration(session)
         if mode is not None and mode not in REGISTRATION_MODES:
-            raise InvalidInput("bad_mode", f"registration mode must be one of {REGISTRATION_MODES}")
+            raise InvalidInput("bad_mode", f"registration mode must be one of {', '.join(REGISTRATION_MODES)}")
         size = current.team_size if team_size == "keep" else _limit("team_size", team_size)
         if size == 0:
             raise InvalidInput("bad_team_size", "team_size must be at least 1 (empty: no limit)")
+        hourly = (
+            current.per_address_hour if per_address_hour == "keep" else _limit("per_address_hour", per_address_hour)
+        )
+        if hourly == 0:
+            raise InvalidInput("bad_per_address_hour", "per_address_hour must be at least 1 (empty: no limit)")
         new_mode = mode or current.mode
         code = current.invite_code
         if new_invite_code or (new_mode == "invite" and not code):
             code = secrets.token_urlsafe(9)
-        updated = Registration(new_mode, code, size)
+        updated = Registration(new_mode, code, size, hourly)
         row = session.get(SiteSetting, "registration")
-        payload = json.dumps({"mode": updated.mode, "invite_code": updated.invite_code, "team_size": updated.team_size})
+        payload = json.dumps(
+            {
+                "mode": updated.mode,
+                "invite_code": updated.invite_code,
+                "team_size": updated.team_size,
+                "per_address_hour": updated.per_address_hour,
+            }
+        )
         if row is None:
             session.add(SiteSetting(key="registration", value=payload))
         else:
             row.value = payload
-        detail = f"mode: {current.mode} -> {updated.mode}; team_size: {current.team_size} -> {updated.team_size}"
+        detail = (
+            f"mode: {current.mode} -> {updated.mode}; team_size: {current.team_size} -> {updated.team_size}; "
+            f"per_address_hour: {current.per_address_hour} -> {updated.per_address_hour}"
+        )
         if code != current.invite_code:
             detail += "; new invite code"
         audit(session, actor, "edit_registration", "registration", detail)
         return updated
 
 
-def check_registration(session: Session, invite_code: str | None, team_id: int | None) -> None:
-    """Refuse a participant's registration the settings do not allow (in the registering transaction).
+def check_registration(session: Session, invite_code: str | None, team_id: int | None) -> str:
+    """Refuse a participant's registration the settings do not allow (in the registering transaction);
+    returns the new account's state (``pending`` while the hosts approve accounts, else ``active``).
 
     ``team_id`` is the existing team being joined, if any.
     """
@@ -258,6 +291,7 @@ def check_registration(session: Session, invite_code: str | None, team_id: int |
         members = session.scalar(select(func.count(User.id)).where(User.team_id == team_id)) or 0
         if members >= settings.team_size:
             raise Forbidden("team_full", f"the team already has {members} members (limit {settings.team_size})")
+    return "pending" if settings.mode == "approval" else "active"
 
 
 #: Rows per page of the host panel's submission list: the default and the bounds a query may ask for.

@@ -3,7 +3,8 @@
 An upload is a COCO results json (``[{"image_id": int, "caption": str}, ...]``) or a zip
 holding exactly one such json. The file is read by :func:`capeval.io.parse_candidates`, the
 one reader of caption files, with the server's stricter settings (:data:`RESULTS_JSON_LIMITS`,
-integer image ids, no empty captions, no control characters or line separators in captions);
+integer image ids, no empty captions); captions are one line of visible text by the rule of every
+typed string (:mod:`capeval.server.domain.text`);
 this module adds only the zip handling, the split membership check and the mapping of
 :class:`~capeval.io.CaptionFileError` codes to HTTP (undecodable input 400, wrong content 422).
 Every error names the offending member, item or image id; nothing here touches the database,
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 from capeval.io import DECODE_ERRORS, CaptionFileError, JsonLimits, parse_candidates
 from capeval.server.domain.errors import InvalidInput, TooLarge, UnprocessableResults, UnsupportedType
+from capeval.server.domain.text import bad_character, character_problem
 
 __all__ = ["ParsedUpload", "parse_upload", "validate_results"]
 
@@ -155,6 +157,20 @@ def parse_upload(
     )
 
 
+def _check_lines(captions: dict[int, str], where: str) -> None:
+    """Every caption is one line of visible text (:mod:`capeval.server.domain.text`)."""
+    if bad_character(" ".join(captions.values())) is None:  # the common case, one search
+        return
+    for index, (image_id, caption) in enumerate(captions.items()):
+        problem = character_problem(caption)
+        if problem:
+            raise UnprocessableResults(
+                "bad_caption",
+                f"{where}: entry {index} (image id {image_id}): caption {problem}; captions are one line of text "
+                "(no line breaks, tabs, control or formatting characters)",
+            )
+
+
 def validate_results(
     document: bytes,
     expected_ids: Collection[int],
@@ -176,6 +192,8 @@ def validate_results(
         UnprocessableResults: naming the first offending item (and counts of missing images).
     """
     try:
+        # The reader refuses most control characters; what it lets through (line breaks, tabs,
+        # formatting characters) is refused below by the rule of every typed string, in the same words.
         parsed = parse_candidates(
             document,
             name=where,
@@ -194,6 +212,7 @@ def validate_results(
     for image_id, caption in parsed.items():
         assert isinstance(image_id, int)  # integer_ids=True
         captions[image_id] = caption
+    _check_lines(captions, where)
     expected = set(expected_ids)
     unknown = [image_id for image_id in captions if image_id not in expected]
     if unknown:

@@ -174,10 +174,15 @@ def reap_jobs(db: Database) -> int:
             query = query.with_for_update(skip_locked=True)
         rows = list(session.scalars(query))
         for row in rows:
-            log.warning("job %s: worker %s stopped heartbeating; requeueing", row.id, row.worker_id)
-            row.last_error = f"worker {row.worker_id} lost its lease at attempt {row.attempts}"
+            worker = row.worker_id
+            row.last_error = f"worker {worker} lost its lease at attempt {row.attempts}"
             _retry_or_fail(session, row, "scoring failed repeatedly; the hosts have been told")
-            audit(session, None, "reap", f"job:{row.id}", row.last_error)
+            if row.status == JobState.QUEUED:
+                outcome = f"requeued (attempt {row.attempts} of {row.max_attempts} lost)"
+            else:
+                outcome = f"failed after {row.attempts} attempts"
+            log.warning("job %s: worker %s stopped heartbeating; %s", row.id, worker, outcome)
+            audit(session, None, "reap", f"job:{row.id}", f"{row.last_error}; {outcome}")
         return len(rows)
 
 

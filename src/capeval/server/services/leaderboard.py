@@ -75,10 +75,13 @@ class LeaderboardRow:
     drilldown: bool = False
     #: The comparison with the reference entry waits for a worker.
     significance_pending: bool = False
-    #: Place by the primary metric among ranked entries (baselines and hidden scores are not ranked).
+    #: Place by the primary metric among ranked entries: those everyone sees (baselines, private
+    #: and host-hidden entries, and hidden scores are not ranked).
     rank: int | None = None
     #: The team chose this entry to represent it.
     representative: bool = False
+    #: A host hid the entry (only hosts see it listed).
+    is_hidden: bool = False
 
 
 @dataclass
@@ -161,7 +164,9 @@ def _team_rows(entries: list[Entry], metric: str | None) -> list[Entry]:
 
 def _ranked(entries: list[Entry], metric: str | None) -> tuple[list[Entry], dict[int, int]]:
     """Entries best first (hidden, missing and NaN scores last, then by id) and competition ranks
-    (1, 2, 2, 4) of the non-baseline entries with a score."""
+    (1, 2, 2, 4) of the entries everyone sees with a score: baselines, private entries (listed for
+    their team and the hosts) and entries a host hid get no rank, so every viewer sees the same
+    rank for an entry."""
     ordered = sorted(entries, key=lambda e: (-_score(e, metric), e[0].id))
     ranks: dict[int, int] = {}
     place = 0
@@ -169,7 +174,10 @@ def _ranked(entries: list[Entry], metric: str | None) -> tuple[list[Entry], dict
     shown = 0
     for entry in ordered:
         value = _score(entry, metric)
-        if entry[0].is_baseline or value == -math.inf:
+        submission = entry[0]
+        if submission.is_baseline or not submission.is_public or submission.hidden_at is not None:
+            continue
+        if value == -math.inf:
             continue
         shown += 1
         if value != previous:
@@ -271,13 +279,14 @@ def _split_board(
             team=submission.team.name,
             method=submission.method_name or f"submission {submission.id}",
             phase=phases[submission.phase_id].name,
-            created_at=submission.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+            created_at=submission.created_at.isoformat(timespec="seconds"),
             is_baseline=submission.is_baseline,
             is_public=submission.is_public,
             own=user is not None and user.team_id == submission.team_id,
             scores=json.loads(result.scores_json) if acc.scores else None,
             drilldown=acc.items(split.name),
             representative=submission.is_representative,
+            is_hidden=submission.hidden_at is not None,
         )
         if acc.scores and reference is not None and result is not reference[2]:
             value = compared.get(result.id, PENDING)
@@ -356,6 +365,8 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                         "phase": r.phase,
                         "created_at": r.created_at,
                         "baseline": r.is_baseline,
+                        "public": r.is_public,
+                        "hidden": r.is_hidden,
                         "scores": r.scores,
                         "vs_baseline": r.significance or None,
                     }

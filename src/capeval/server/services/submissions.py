@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,6 +30,7 @@ from capeval.server.domain.errors import (
     UnprocessableResults,
 )
 from capeval.server.domain.states import FREE_STATES, IN_FLIGHT_STATES, JobState, SubmissionState
+from capeval.server.domain.text import character_problem, scrub
 from capeval.server.domain.times import human_time
 from capeval.server.domain.visibility import Access, access
 from capeval.server.models import Job, Phase, Result, Submission, Team, UploadFile, User, utcnow
@@ -68,7 +68,6 @@ HISTOGRAM_BINS = 10
 DRILLDOWN_EXTREMES = 10
 #: Submissions listed per page of "my submissions" and the host panel.
 LIST_LIMIT = 500
-_BAD_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -87,21 +86,21 @@ class SubmissionMeta:
             InvalidInput: a value of the wrong type, too long, or holding control characters.
         """
         name = _text("method_name", method_name, METHOD_NAME_MAX)
-        description = _text("method_description", method_description, METHOD_DESCRIPTION_MAX)
-        if "\n" in name or "\r" in name:
-            raise InvalidInput("bad_method_name", "method_name must be one line")
+        description = _text("method_description", method_description, METHOD_DESCRIPTION_MAX, multiline=True)
         return cls(name.strip(), description, parse_flag("public", public, default=True))
 
 
-def _text(field: str, value: object, limit: int) -> str:
+def _text(field: str, value: object, limit: int, *, multiline: bool = False) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
         raise InvalidInput(f"bad_{field}", f"{field} must be a string, got {type(value).__name__}")
     if len(value) > limit:
         raise InvalidInput(f"bad_{field}", f"{field} has {len(value)} characters; at most {limit}")
-    if _BAD_TEXT.search(value):
-        raise InvalidInput(f"bad_{field}", f"{field} contains control characters or lone surrogates")
+    problem = character_problem(value, multiline=multiline)
+    if problem:
+        kind = "text (line breaks and tabs are fine)" if multiline else "one line of visible text"
+        raise InvalidInput(f"bad_{field}", f"{field} {problem}; it must be {kind}")
     return value
 
 
@@ -121,7 +120,8 @@ def parse_flag(field: str, value: object, *, default: bool) -> bool:
 
 
 def _clean_filename(filename: str) -> str:
-    return _BAD_TEXT.sub("?", filename.replace("\n", " ").replace("\r", " "))[:FILENAME_MAX]
+    """The client's file name as shown to people: every character typed text may not hold becomes ``?``."""
+    return scrub(filename)[:FILENAME_MAX]
 
 
 def _utc_day_start(now: datetime) -> datetime:
@@ -273,7 +273,9 @@ def accept_upload(
         expected = ctx.phase_ids.get(phase)
         phase_id = phase.id
     if len(data) > settings.max_upload_bytes:
-        raise TooLarge("too_large", f"file exceeds the {settings.max_upload_bytes}-byte upload limit")
+        raise TooLarge(
+            "too_large", f"the file has {len(data):,} bytes; the upload limit is {settings.max_upload_bytes:,} bytes"
+        )
     parsed = parse_upload(
         data,
         content_type=content_type,
@@ -615,10 +617,10 @@ def withdraw_submission(db: Database, actor: User, submission_id: int, *, confir
         InvalidInput: without ``confirm``.
         Conflict: already withdrawn.
     """
-    if not confirm:
-        raise InvalidInput("confirm_required", "withdrawing cannot be undone; send confirm=true to go ahead")
     with db.write() as session:
         submission = _own_submission(session, actor, submission_id)
+        if not confirm:
+            raise InvalidInput("confirm_required", "withdrawing cannot be undone; send confirm=true to go ahead")
         if submission.withdrawn_at is not None:
             raise Conflict("withdrawn", f"submission {submission_id} was already withdrawn")
         now = utcnow()

@@ -21,7 +21,7 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/")
 def index(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
-    return render(request, "index.html", challenges=list_challenges(ctx.db), user=user)
+    return render(request, "index.html", challenges=list_challenges(ctx.db, user), user=user)
 
 
 @router.get("/c/{slug}")
@@ -35,5 +35,5 @@ def challenge(
 ) -> Response:
     result = board(ctx, slug, user, vs, all_entries=bool(all))
     with ctx.db.read() as session:
-        summary = challenge_summary(get_challenge(session, slug))
+        summary = challenge_summary(get_challenge(session, slug), user)
     return render(request, "challenge.html", board=result, challenge=summary, user=user)

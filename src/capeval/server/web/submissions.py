@@ -31,6 +31,7 @@ from capeval.server.services.submissions import (
     team_quota,
     withdraw_submission,
 )
+from capeval.server.web.accounts import login_redirect
 from capeval.server.web.templating import render
 
 __all__ = ["router"]
@@ -46,7 +47,7 @@ def _summary(ctx: ServerContext, slug: str) -> dict:
 @router.get("/c/{slug}/submit")
 def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     summary = _summary(ctx, slug)
     quota = team_quota(ctx.db, user, slug)
     return render(request, "submit.html", challenge=summary, quota=quota, error=None, user=user, result=None, state={})
@@ -55,7 +56,7 @@ def submit_page(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Respo
 @router.post("/c/{slug}/submit")
 async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     summary = await run_in_threadpool(_summary, ctx, slug)
 
     state: dict[str, object] = {}
@@ -88,10 +89,11 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
         part = form.get("file")
         if not isinstance(part, UploadFile) or not part.filename:
             return page(400, "choose a results file (.json or .zip) to upload")
+        # A browser sends nothing for an unticked box: no "public" field means a private entry.
         meta = SubmissionMeta.build(
             form_text(form, "method_name", limit=1000),
             form_text(form, "method_description", limit=10_000),
-            form_text(form, "public"),
+            parse_flag("public", form_text(form, "public"), default=False),
         )
         dry_run = parse_flag("dry_run", form_text(form, "dry_run"), default=False)
         out = await run_in_threadpool(
@@ -116,7 +118,7 @@ async def submit_post(slug: str, request: Request, ctx: Ctx, user: MaybeUser) ->
 @router.get("/submissions")
 def submissions_page(request: Request, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     return render(request, "submissions.html", submissions=list_submissions(ctx.db, user), user=user)
 
 
@@ -128,7 +130,7 @@ def submission_page(
     user: MaybeUser,
 ) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     with ctx.db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         view = submission_view(session, row, acc)
@@ -146,7 +148,7 @@ def images_page(
     user: MaybeUser,
 ) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     return render(request, "images.html", d=drilldown(ctx.db, user, submission_id, split), user=user)
 
 
@@ -154,7 +156,7 @@ def images_page(
 async def representative_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     """Choose (or release, ``value=false``) the entry that represents the team."""
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     form = await read_checked_form(request, ctx.settings)
     flag = parse_flag("value", form_text(form, "value"), default=True)
     await run_in_threadpool(set_representative, ctx.db, user, submission_id, flag)
@@ -165,7 +167,7 @@ async def representative_post(request: Request, submission_id: SubmissionId, ctx
 def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     """Ask for confirmation before withdrawing (it cannot be undone)."""
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     with ctx.db.read() as session:
         row, acc = get_submission(session, submission_id, user)
         view = submission_view(session, row, acc)
@@ -175,7 +177,7 @@ def withdraw_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user:
 @router.post("/submissions/{submission_id}/withdraw")
 async def withdraw_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     form = await read_checked_form(request, ctx.settings)
     confirm = parse_flag("confirm", form_text(form, "confirm"), default=False)
     await run_in_threadpool(withdraw_submission, ctx.db, user, submission_id, confirm=confirm)
@@ -195,7 +197,7 @@ def _own_view(ctx: ServerContext, user: User, submission_id: int) -> dict:
 def edit_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     """The team edits its entry's method name, description and public flag."""
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     view = _own_view(ctx, user, submission_id)
     state = {
         "method_name": view["method_name"],
@@ -208,7 +210,7 @@ def edit_page(request: Request, submission_id: SubmissionId, ctx: Ctx, user: May
 @router.post("/submissions/{submission_id}/edit")
 async def edit_post(request: Request, submission_id: SubmissionId, ctx: Ctx, user: MaybeUser) -> Response:
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return login_redirect(request)
     form = await read_checked_form(request, ctx.settings)
     # An unchecked box is not sent: the form always says whether the entry is public.
     state = {

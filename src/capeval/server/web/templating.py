@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
@@ -23,29 +24,41 @@ from capeval.server.api.csrf import (
 )
 from capeval.server.domain.times import human_time
 
-__all__ = ["DEFAULT_COLUMNS", "STATIC_DIR", "metric_label", "render", "score", "templates", "when"]
+__all__ = ["DEFAULT_COLUMNS", "STATIC_DIR", "FormState", "metric_label", "render", "score", "templates", "when"]
 
 _PACKAGE = resources.files("capeval.server.web")
 STATIC_DIR = str(_PACKAGE / "static")
 templates = Jinja2Templates(directory=str(_PACKAGE / "templates"))
 templates.env.globals.update(version=__version__)
 
-#: Official spelling of the COCO caption evaluation's outputs.
+#: Official spelling of the COCO caption evaluation's outputs, and of the other metrics' names.
 _OFFICIAL = {
     "meteor": "METEOR",
     "rouge-l": "ROUGE_L",
     "cider-d": "CIDEr",
     "cider-original": "CIDEr (original)",
+    "rouge-n": "ROUGE-N",
+    "rouge-s": "ROUGE-S",
     "spice": "SPICE",
+    "spider": "SPIDEr",
+    "spider-cider-d": "SPIDEr: CIDEr",
+    "spider-spice": "SPIDEr: SPICE",
+    "nneval": "NNEval",
+    "nneval-v2": "NNEval v2",
+    "wmd": "WMD",
 }
 _BLEU = re.compile(r"^bleu-(\d)$")
-_SPICE_PART = re.compile(r"^spice-([a-z]+)(?:-(pr|re))?$")
+#: SPICE's parts: ``spice-pr``/``spice-re`` (all tuples) and ``spice-<category>-<f|pr|re>``.
+_SPICE_PART = re.compile(r"^spice(?:-([a-z]+))?-(f|pr|re)$")
+_PART = {"f": "F", "pr": "P", "re": "R"}
 #: Score columns shown before the reader picks more (the others stay one click away).
 DEFAULT_COLUMNS = frozenset({"bleu-4", "meteor", "rouge-l", "cider-d", "spice"})
 
 
 def metric_label(name: str) -> str:
-    """``bleu-4`` -> ``Bleu_4``, ``cider-d`` -> ``CIDEr``, ``spice-object`` -> ``SPICE object``."""
+    """The official name of a score column: ``bleu-4`` -> ``Bleu_4``, ``cider-d`` -> ``CIDEr``,
+    ``spice-pr`` -> ``SPICE P``, ``spice-attribute-f`` -> ``SPICE Attribute F`` (SPICE's own category
+    names); an unknown column keeps its key."""
     if name in _OFFICIAL:
         return _OFFICIAL[name]
     bleu = _BLEU.match(name)
@@ -53,8 +66,8 @@ def metric_label(name: str) -> str:
         return f"Bleu_{bleu.group(1)}"
     part = _SPICE_PART.match(name)
     if part:
-        suffix = {"pr": " P", "re": " R"}.get(part.group(2) or "", "")
-        return f"SPICE {part.group(1)}{suffix}"
+        category = f" {part.group(1).capitalize()}" if part.group(1) else ""
+        return f"SPICE{category} {_PART[part.group(2)]}"
     return name
 
 
@@ -108,6 +121,52 @@ def iso_input(value: object) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
     return f"{moment:%Y-%m-%dT%H:%M:%S}Z"
+
+
+@dataclass
+class FormState:
+    """A form a page shows again after it was refused: which form (its id), the error, what was typed.
+
+    Templates ask ``fs.value(form_id, field, default)`` for an input's value (what was typed when
+    ``form_id`` is the refused form, else ``default``) and ``fs.error_for(form_id)`` for the message
+    to show next to that form.
+    """
+
+    form: str = ""
+    error: str = ""
+    values: dict[str, str] = field(default_factory=dict)
+    lists: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, form_id: str, error: str, form: Any) -> FormState:
+        """The state of a submitted form (its text fields; files and passwords are not kept)."""
+        values: dict[str, str] = {}
+        lists: dict[str, list[str]] = {}
+        for key, value in form.multi_items() if hasattr(form, "multi_items") else dict(form).items():
+            if isinstance(value, str) and "password" not in key and key != "csrf_token" and len(value) <= 100_000:
+                values.setdefault(key, value)
+                lists.setdefault(key, []).append(value)
+        return cls(form_id, error, values, lists)
+
+    def has(self, form_id: str, name: str, value: str) -> bool:
+        """Whether the refused form ``form_id`` sent ``value`` among the values of ``name`` (boxes)."""
+        return form_id == self.form and value in self.lists.get(name, [])
+
+    def value(self, form_id: str, name: str, default: object = "") -> object:
+        """What was typed in ``name`` of the refused form, else ``default``."""
+        if form_id == self.form and name in self.values:
+            return self.values[name]
+        return "" if default is None else default
+
+    def checked(self, form_id: str, name: str, default: bool) -> bool:
+        """Whether the box ``name`` was ticked in the refused form, else ``default``."""
+        if form_id == self.form:
+            return name in self.values
+        return default
+
+    def error_for(self, form_id: str) -> str:
+        """The message to show next to ``form_id`` (empty when it was not the refused form)."""
+        return self.error if form_id == self.form else ""
 
 
 templates.env.filters.update(metric=metric_label, score=score, sort_value=sort_value, when=when, iso_input=iso_input)
