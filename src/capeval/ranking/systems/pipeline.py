@@ -1,0 +1,319 @@
+"""Training and ranking the systems of Hodosh et al. (2013) end to end, with dev-set model selection.
+
+:func:`run_systems` takes the Flickr8K splits and the images' visual words, and for each system
+writes the score matrices that ``capeval rank`` reads (images x captions of the evaluation
+split, captions image-major, five per image):
+
+* ``<system>.annotation.npy``: higher is better along each row (captions for an image);
+* ``<system>.search.npy``: higher is better down each column (images for a caption).
+
+For the nearest-neighbour baseline both are the same matrix. A KCCA system trains one model
+per point of its :class:`KCCAGrid` (image-kernel power, text-kernel diagonal shift, kappa,
+dimensions), scores every model on the dev split, keeps the ``top_models`` best and
+aggregates their rankings on the evaluation split by Borda count, separately for the two
+directions (so the two files differ). ``manifest.json`` records the images, caption ids,
+settings and the selected models with their dev scores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from capeval.ranking.borda import borda_aggregate
+from capeval.ranking.io import blocks
+from capeval.ranking.retrieval import evaluate_ranking
+from capeval.ranking.systems import kernels as K
+from capeval.ranking.systems.data import CAPTIONS_PER_IMAGE, Flickr8K, Split
+from capeval.ranking.systems.image_features import ImageFeatures
+from capeval.ranking.systems.kcca import KernelEigen, cosine_scores, fit_kcca
+from capeval.ranking.systems.nn import idf_weights, nearest_neighbour_scores
+
+__all__ = ["KCCAGrid", "SYSTEMS", "TextKernelSpec", "TEXT_KERNELS", "run_systems", "text_kernel_matrices"]
+
+F64 = npt.NDArray[np.float64]
+log_progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class TextKernelSpec:
+    """A text kernel: its feature map, training documents and weighting.
+
+    Attributes:
+        kind: ``bow``, ``tagrank``, ``tri`` or ``trisem``.
+        captions: Captions per training document: 1 (the first caption of each image) or 5.
+        weighting: ``none``, ``idf`` or ``sqrt-idf`` (bag of words and n-grams).
+    """
+
+    kind: str
+    captions: int
+    weighting: str = "none"
+
+
+#: The text kernels of Table 3 (and the sqrt-IDF TRI of Table 11), by system name.
+TEXT_KERNELS = {
+    "bow1": TextKernelSpec("bow", 1, "idf"),
+    "bow5": TextKernelSpec("bow", 5, "idf"),
+    "tagrank": TextKernelSpec("tagrank", 5),
+    "tri5": TextKernelSpec("tri", 5, "none"),
+    "tri5-sqrtidf": TextKernelSpec("tri", 5, "sqrt-idf"),
+    "tri5sem": TextKernelSpec("trisem", 5, "sqrt-idf"),
+}
+#: Every system :func:`run_systems` knows, in Table 3's order (plus the sqrt-IDF TRI5).
+SYSTEMS = ("nn", "bow1", "bow5", "tagrank", "tri5", "tri5sem", "tri5-sqrtidf")
+
+
+@dataclass(frozen=True)
+class KCCAGrid:
+    """The KCCA models trained per text kernel, and how many of them are aggregated.
+
+    Attributes:
+        kappas: Regularization values (kernels have unit diagonal before centring).
+        dims: Numbers of canonical directions used for the cosine.
+        image_powers: Elementwise powers of the averaged image kernel.
+        text_shifts: Added to the text kernel's diagonal (the "diagonal factor" minus 1).
+        rank: Eigenpairs kept per training kernel.
+        top_models: Models (best on dev) whose rankings are Borda-aggregated.
+        ngram_order: Longest n-gram of the TRI kernels.
+        sem_neighbours: Similar words kept per word for TRI-SEM.
+        sem_threshold: Smallest lexical similarity kept for TRI-SEM.
+        sem_min_count: Training occurrences a word needs to get lexical neighbours.
+    """
+
+    kappas: tuple[float, ...] = (0.1, 0.3, 1.0, 3.0, 10.0)
+    dims: tuple[int, ...] = (16, 32, 64, 128, 256, 512)
+    image_powers: tuple[int, ...] = (2, 3)
+    text_shifts: tuple[float, ...] = (0.0, 1.0)
+    rank: int = 1500
+    top_models: int = 15
+    ngram_order: int = 3
+    sem_neighbours: int = 5
+    sem_threshold: float = 0.2
+    sem_min_count: int = 5
+    lexical: tuple[str, ...] = field(default=("distributional", "alignment", "lin"))
+
+
+def _documents(split: Split, per_doc: int) -> list[list[str]]:
+    return [list(caps[:per_doc]) for caps in split.lemmas]
+
+
+def text_kernel_matrices(
+    spec: TextKernelSpec, train: Split, others: Sequence[Split], grid: KCCAGrid | None = None
+) -> tuple[F64, list[F64], dict[str, Any]]:
+    """The training text kernel and each other split's caption rows against the training documents.
+
+    Returns:
+        ``(train kernel (n_train, n_train), [rows (n_captions, n_train) per split in others], info)``.
+    """
+    grid = grid or KCCAGrid()
+    docs = _documents(train, spec.captions)
+    queries = [[[c] for c in s.flat_lemmas()] for s in others]
+    info: dict[str, Any] = {}
+    all_train_captions = train.flat_lemmas()
+    if spec.kind == "bow":
+        df = K.document_frequencies(all_train_captions, 1)
+        vocab = K.Vocabulary()
+        x = K.bow_features(docs, vocab, weighting=spec.weighting, df=df)
+        ys = [K.bow_features(q, vocab, weighting=spec.weighting, df=df, grow=False) for q in queries]
+        return _dense(x @ x.T), [_dense(y @ x.T) for y in ys], info
+    if spec.kind == "tagrank":
+        vocab = K.Vocabulary()
+        x = K.tagrank_features(docs, vocab)
+        ys = [K.tagrank_features(q, vocab, grow=False) for q in queries]
+        return _dense(x @ x.T), [_dense(y @ x.T) for y in ys], info
+    if spec.kind in ("tri", "trisem"):
+        df = K.document_frequencies(all_train_captions, grid.ngram_order)
+        vocabs = [K.Vocabulary() for _ in range(grid.ngram_order)]
+        x = K.ngram_features(docs, vocabs, weighting=spec.weighting, df=df)
+        ys = [K.ngram_features(q, vocabs, weighting=spec.weighting, df=df) for q in queries]
+        if spec.kind == "tri":
+            return K.ngram_kernel(x, x), [K.ngram_kernel(y, x) for y in ys], info
+        from capeval.ranking.systems import lexical
+
+        words = lexical.similarity_vocabulary(all_train_captions, grid.sem_min_count)
+        mats: list[F64 | None] = []
+        used = []
+        for name in grid.lexical:
+            if name == "distributional":
+                mats.append(lexical.distributional_similarity(all_train_captions, words))
+            elif name == "alignment":
+                mats.append(lexical.alignment_similarity(_documents(train, CAPTIONS_PER_IMAGE), words))
+            elif name == "lin":
+                mats.append(lexical.lin_similarity(all_train_captions, words))
+            else:
+                raise ValueError(f"unknown lexical similarity {name!r}")
+            if mats[-1] is not None:
+                used.append(name)
+        sim = lexical.combine_similarities(mats, neighbours=grid.sem_neighbours, threshold=grid.sem_threshold)
+        info.update(lexical_similarities=used, similarity_words=len(words), similarity_pairs=int(sim.nnz - len(words)))
+        train_k = K.semantic_ngram_kernel(x, x, vocabs, sim, words)
+        return train_k, [K.semantic_ngram_kernel(y, x, vocabs, sim, words) for y in ys], info
+    raise ValueError(f"unknown text kernel kind {spec.kind!r}")
+
+
+def _dense(m: Any) -> F64:
+    out: F64 = np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=np.float64)
+    return out
+
+
+def _dev_score(scores: F64, gold: Sequence[int]) -> tuple[float, dict[str, Any]]:
+    """Model-selection criterion: mean over both directions of (R@1 + R@5 + R@10) / 3."""
+    total = 0.0
+    detail: dict[str, Any] = {}
+    for task in ("annotation", "search"):
+        r = evaluate_ranking(scores, gold, task=task, ks=(1, 5, 10))
+        total += sum(r.recall.values()) / 3
+        detail[task] = {"R@1": r.recall[1], "R@5": r.recall[5], "R@10": r.recall[10], "median": r.median_rank}
+    return total / 2, detail
+
+
+def _save(path: Path, matrix: F64) -> None:
+    tmp = path.with_suffix(".tmp.npy")
+    np.save(tmp, matrix)
+    os.replace(tmp, path)
+
+
+def _cached(cache: Path | None, name: str, make: Callable[[], F64]) -> F64:
+    if cache is None:
+        return make()
+    path = cache / f"{name}.npy"
+    if path.exists():
+        out: F64 = np.load(path)
+        return out
+    value = make()
+    cache.mkdir(parents=True, exist_ok=True)
+    _save(path, value)
+    return value
+
+
+def run_systems(
+    data: Flickr8K,
+    features: ImageFeatures,
+    out_dir: str | os.PathLike[str],
+    *,
+    systems: Sequence[str] = SYSTEMS[:6],
+    evaluate: str = "test",
+    grid: KCCAGrid | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    log: log_progress | None = None,
+) -> dict[str, Any]:
+    """Train the systems on the training split and rank the ``evaluate`` split; write the matrices.
+
+    Args:
+        data: The Flickr8K splits (:func:`~capeval.ranking.systems.data.read_flickr8k`).
+        features: Visual words of (at least) every train, dev and evaluated image.
+        out_dir: Where the ``.npy`` matrices and ``manifest.json`` go.
+        systems: Names from :data:`SYSTEMS`.
+        evaluate: ``test`` or ``dev`` (with ``dev``, selection and evaluation use the same split).
+        grid: The KCCA grid and TRI-SEM settings.
+        cache_dir: Where kernels are cached between runs (keyed by split sizes and features).
+        progress: Show progress bars.
+        log: Called with one line per step (default: silent).
+
+    Returns:
+        The manifest (also written as ``manifest.json``).
+
+    Raises:
+        ValueError: on an unknown system or split.
+    """
+    from tqdm import tqdm
+
+    grid = grid or KCCAGrid()
+    say = log or (lambda _msg: None)
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        raise ValueError(f"unknown system {unknown[0]!r}; known: {', '.join(SYSTEMS)}")
+    train, dev, target = data.train, data.dev, data.split(evaluate)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    key = f"{features.config.fingerprint()}-{len(train.images)}-{len(dev.images)}-{len(target.images)}-{evaluate}"
+    cache = Path(cache_dir) / f"kernels-{key}" if cache_dir is not None else None
+    f_train, f_dev, f_target = (features.subset(s.images) for s in (train, dev, target))
+    timings: dict[str, float] = {}
+
+    start = time.perf_counter()
+    img_train = _cached(cache, "image-train", lambda: K.image_kernel(f_train))
+    img_dev = _cached(cache, "image-dev", lambda: K.image_kernel(f_dev, f_train))
+    img_target = img_dev if evaluate == "dev" else _cached(cache, "image-target", lambda: K.image_kernel(f_target, f_train))
+    timings["image kernels"] = time.perf_counter() - start
+    say(f"image kernels: {timings['image kernels']:.1f} s")
+
+    dev_gold = list(blocks(len(dev.images) * CAPTIONS_PER_IMAGE, CAPTIONS_PER_IMAGE))
+    manifest: dict[str, Any] = {
+        "split": evaluate,
+        "images": list(target.images),
+        "captions": target.caption_ids,
+        "captions_per_image": CAPTIONS_PER_IMAGE,
+        "grid": asdict(grid),
+        "visual_words": asdict(features.config),
+        "systems": {},
+    }
+    image_eigen: dict[int, KernelEigen] = {}
+    for system in systems:
+        start = time.perf_counter()
+        if system == "nn":
+            idf = idf_weights(train.flat_lemmas())
+            captions = target.flat_lemmas()
+            scores = nearest_neighbour_scores(img_target, train.lemmas, captions, idf)
+            _save(out / "nn.annotation.npy", scores)
+            _save(out / "nn.search.npy", scores)
+            manifest["systems"]["nn"] = {"kind": "nearest neighbour (NN5, IDF-weighted F1)"}
+        else:
+            spec = TEXT_KERNELS[system]
+            text_train, (text_dev, text_target), info = text_kernel_matrices(spec, train, [dev, target], grid)
+            say(f"{system}: text kernels {time.perf_counter() - start:.1f} s")
+            text_eigen = KernelEigen.from_kernel(text_train, grid.rank)
+            models = []
+            dmax = max(grid.dims)
+            for power in grid.image_powers:
+                if power not in image_eigen:
+                    image_eigen[power] = KernelEigen.from_kernel(img_train**power, grid.rank)
+                ie = image_eigen[power]
+                cross = ie.vectors.T @ text_eigen.vectors
+                settings = [(s, k) for s in grid.text_shifts for k in grid.kappas]
+                for shift, kappa in tqdm(settings, desc=f"{system} KCCA p={power}", disable=not progress, leave=False):
+                    model = fit_kcca(ie, text_eigen, kappa=kappa, dims=dmax, text_shift=shift, cross=cross)
+                    pi = model.project_images(img_dev**power)
+                    pt = model.project_texts(text_dev)
+                    for d in grid.dims:
+                        if d > model.correlations.size:
+                            continue
+                        score, detail = _dev_score(cosine_scores(pi[:, :d], pt[:, :d]), dev_gold)
+                        models.append(
+                            {"power": power, "shift": shift, "kappa": kappa, "dims": d, "dev": score, **detail}
+                        )
+            models.sort(key=lambda m: -m["dev"])
+            chosen = models[: grid.top_models]
+            annotation, search = [], []
+            for m in chosen:
+                ie = image_eigen[m["power"]]
+                model = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=m["dims"], text_shift=m["shift"])
+                s = cosine_scores(model.project_images(img_target ** m["power"]), model.project_texts(text_target))
+                annotation.append(s)
+                search.append(s.T)
+            _, ann_ranks = borda_aggregate(annotation)
+            _, sea_ranks = borda_aggregate(search)
+            _save(out / f"{system}.annotation.npy", -ann_ranks.astype(np.float32))  # ranks < 2^24: exact
+            _save(out / f"{system}.search.npy", -sea_ranks.T.astype(np.float32))
+            _save(out / f"{system}.best.npy", annotation[0])
+            manifest["systems"][system] = {
+                "kind": "KCCA",
+                "text_kernel": asdict(spec),
+                "models_trained": len(models),
+                "selected": chosen,
+                **info,
+            }
+        timings[system] = time.perf_counter() - start
+        say(f"{system}: {timings[system]:.1f} s")
+    manifest["timings_s"] = timings
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return manifest
