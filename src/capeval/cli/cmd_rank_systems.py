@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     images = list(dict.fromkeys(data.train.images + data.dev.images + data.split(args.evaluate).images))
     quiet = args.quiet
     features = extract_visual_words(
-        args.images, images, data.train.images, config=config, cache_dir=cache, progress=not quiet
+        args.images, images, data.train.images, config=config, cache_dir=cache, progress=not quiet, workers=args.workers
     )
     grid = KCCAGrid(
         kappas=tuple(_floats(args.kappas, "--kappas")),
@@ -107,7 +107,9 @@ def register(subparsers: Any) -> None:
             "select KCCA models on the dev split and write score matrices of the evaluated split for capeval rank."
         ),
     )
-    parser.add_argument("--data", required=True, help="folder with Flickr8k.token.txt, Flickr8k.lemma.token.txt, splits")
+    parser.add_argument(
+        "--data", required=True, help="folder with Flickr8k.token.txt, Flickr8k.lemma.token.txt, splits"
+    )
     parser.add_argument("--images", required=True, help="folder with the Flickr8K images (<id>.jpg)")
     parser.add_argument("--out", required=True, help="folder for the score matrices and manifest.json")
     parser.add_argument(
@@ -122,5 +124,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--rank", type=int, default=1500, help="eigenpairs kept per training kernel")
     parser.add_argument("--top-models", type=int, default=15, help="best dev models aggregated by Borda")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice")
+    parser.add_argument("--workers", type=int, default=1, help="processes describing images (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.set_defaults(func=run)

@@ -165,10 +165,10 @@ def read_expert_judgments(
                 score = float(np.mean([float(p) for p in parts[2:]]))
             except ValueError:
                 raise ValueError(f"{where}, line {n}: scores are not numbers") from None
-            i, j = rows.get(parts[0]), cols.get(parts[1])
-            if i is None or j is None:
+            row, col = rows.get(parts[0]), cols.get(parts[1])
+            if row is None or col is None:
                 continue
             if parts[1].partition("#")[0] != parts[0]:
-                out[i, j] = score
+                out[row, col] = score
             used += 1
     return out, used

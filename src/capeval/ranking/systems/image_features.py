@@ -94,12 +94,12 @@ def load_image(path: str | os.PathLike[str], side: int = IMAGE_SIDE) -> npt.NDAr
     import cv2
 
     data = np.fromfile(os.fspath(path), dtype=np.uint8)
-    bgr = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if bgr is None:
+    decoded: Any = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if decoded is None:
         raise ValueError(f"{os.fspath(path)}: not a readable image")
-    if bgr.shape[:2] != (side, side):
-        bgr = cv2.resize(bgr, (side, side), interpolation=cv2.INTER_AREA)
-    out: npt.NDArray[np.uint8] = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+    if decoded.shape[:2] != (side, side):
+        decoded = cv2.resize(decoded, (side, side), interpolation=cv2.INTER_AREA)
+    out: npt.NDArray[np.uint8] = cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB)
     return out
 
 
@@ -211,21 +211,49 @@ def texture_descriptors(rgb: npt.NDArray[np.uint8], stride: int = 2) -> tuple[F3
     return desc.astype(np.float32), _cells(ys, xs, h, w)
 
 
-def sift_descriptors(
-    rgb: npt.NDArray[np.uint8], step: int = 8, size: int = 16
-) -> tuple[F32, npt.NDArray[np.int64]]:
-    """Dense SIFT on a ``step``-pixel grid of patches of diameter ``size``: ``(descriptors (n, 128), cells)``."""
+def sift_descriptors(rgb: npt.NDArray[np.uint8], step: int = 8, size: int = 16) -> tuple[F32, npt.NDArray[np.int64]]:
+    """Dense SIFT: 128-d descriptors of ``size x size`` patches every ``step`` pixels: ``(descriptors, cells)``.
+
+    The layout of Lowe's descriptor on a dense grid, as dense-SIFT implementations compute it
+    (a flat window over 4x4 spatial bins of ``size / 4`` pixels, eight orientation bins): the
+    grey image is smoothed (sigma 1), each pixel's gradient magnitude is split between its two
+    nearest orientation bins and summed per spatial bin; the 4x4x8 values are weighted by a
+    Gaussian of half the patch width centred on the patch, L2-normalized, clipped at 0.2 and
+    normalized again (a flat patch stays all zero). No keypoint detection or scale space.
+    """
     import cv2
 
-    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    ys = _grid(rgb.shape[0] - size // 2 + 1, step, size // 2)
-    xs = _grid(rgb.shape[1] - size // 2 + 1, step, size // 2)
-    keypoints = [cv2.KeyPoint(float(x), float(y), float(size), 0.0) for y in ys for x in xs]
-    sift = cv2.SIFT_create()
-    kept, desc = sift.compute(grey, keypoints)
-    if desc is None or len(kept) != len(keypoints):
-        raise RuntimeError(f"OpenCV SIFT kept {0 if desc is None else len(kept)} of {len(keypoints)} grid points")
-    return desc.astype(np.float32), _cells(ys, xs, rgb.shape[0], rgb.shape[1])
+    if size % 4 or step % (size // 4):
+        raise ValueError(f"SIFT patch size {size} must be a multiple of 4 and step {step} a multiple of {size // 4}")
+    cell = size // 4
+    grey: Any = cv2.GaussianBlur(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255.0, (0, 0), 1.0)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=1)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=1)
+    magnitude = np.sqrt(gx * gx + gy * gy)
+    position = (np.arctan2(gy, gx) % (2 * np.pi)) * (8 / (2 * np.pi))
+    lower = np.floor(position).astype(np.int64) % 8
+    frac = position - np.floor(position)
+    h, w = grey.shape
+    orient = np.zeros((8, h, w), dtype=np.float32)
+    rows, cols = np.indices((h, w))
+    np.add.at(orient, (lower, rows, cols), magnitude * (1 - frac))
+    np.add.at(orient, ((lower + 1) % 8, rows, cols), magnitude * frac)
+    ch, cw = h // cell, w // cell
+    cells = orient[:, : ch * cell, : cw * cell].reshape(8, ch, cell, cw, cell).sum(axis=(2, 4))
+    ys = _grid(h - size + 1, step)  # patch top-left corners
+    xs = _grid(w - size + 1, step)
+    centre = (np.arange(4) + 0.5) * cell - size / 2
+    weight = np.exp(-(centre[:, None] ** 2 + centre[None, :] ** 2) / (2 * (size / 2) ** 2)).astype(np.float32)
+    cy, cx = ys // cell, xs // cell
+    parts = [
+        cells[:, cy[:, None] + dy, cx[None, :] + dx] * weight[dy, dx] for dy in range(4) for dx in range(4)
+    ]  # each (8, ny, nx)
+    desc = np.stack(parts, axis=0).transpose(2, 3, 0, 1).reshape(len(ys) * len(xs), 128)
+    norm = np.linalg.norm(desc, axis=1, keepdims=True)
+    desc = np.minimum(desc / np.maximum(norm, 1e-12), 0.2)
+    norm = np.linalg.norm(desc, axis=1, keepdims=True)
+    desc = np.where(norm > 1e-6, desc / np.maximum(norm, 1e-12), 0.0)
+    return desc.astype(np.float32), _cells(ys + size // 2, xs + size // 2, h, w)
 
 
 def _descriptors(config: VisualWordConfig) -> dict[str, Callable[[npt.NDArray[np.uint8]], tuple[F32, Any]]]:
@@ -237,19 +265,43 @@ def _descriptors(config: VisualWordConfig) -> dict[str, Callable[[npt.NDArray[np
 
 
 def learn_codebook(samples: F32, words: int, *, iterations: int = 25, seed: int = 0) -> F32:
-    """K-means centres (k-means++ start, Lloyd iterations; seeded) of descriptor samples.
+    """K-means centres of descriptor samples: k-means++ start, then Lloyd iterations (seeded).
+
+    The assignment step is :func:`quantize` (matrix products); an emptied cluster restarts at
+    the sample farthest from its centre.
 
     Raises:
         ValueError: with fewer samples than words.
     """
-    from scipy.cluster.vq import kmeans2
-
-    if samples.shape[0] < words:
-        raise ValueError(f"{samples.shape[0]} descriptor samples cannot make {words} visual words")
-    centres, _ = kmeans2(
-        samples.astype(np.float64), words, iter=iterations, minit="++", seed=np.random.default_rng(seed)
-    )
-    return np.asarray(centres, dtype=np.float32)
+    x = np.ascontiguousarray(samples, dtype=np.float32)
+    if x.shape[0] < words:
+        raise ValueError(f"{x.shape[0]} descriptor samples cannot make {words} visual words")
+    rng = np.random.default_rng(seed)
+    # k-means++ on a subsample (the seeding's cost grows with samples x words)
+    pool = x[rng.choice(x.shape[0], min(x.shape[0], 20 * words), replace=False)]
+    centres = np.empty((words, x.shape[1]), dtype=np.float32)
+    centres[0] = pool[rng.integers(pool.shape[0])]
+    closest = ((pool - centres[0]) ** 2).sum(axis=1)
+    for k in range(1, words):
+        total = float(closest.sum())
+        pick = rng.choice(pool.shape[0], p=closest / total) if total > 0 else rng.integers(pool.shape[0])
+        centres[k] = pool[pick]
+        closest = np.minimum(closest, ((pool - centres[k]) ** 2).sum(axis=1))
+    for _ in range(iterations):
+        labels = quantize(x, centres)
+        sums = np.zeros_like(centres, dtype=np.float64)
+        np.add.at(sums, labels, x)
+        counts = np.bincount(labels, minlength=words)
+        moved = centres.copy()
+        filled = counts > 0
+        moved[filled] = (sums[filled] / counts[filled, None]).astype(np.float32)
+        if not filled.all():
+            far = np.argsort(-((x - centres[labels]) ** 2).sum(axis=1))[: int((~filled).sum())]
+            moved[~filled] = x[far]
+        if np.array_equal(moved, centres):
+            break
+        centres = moved
+    return centres
 
 
 def quantize(descriptors: F32, codebook: F32, block: int = 65536) -> npt.NDArray[np.int64]:
@@ -292,10 +344,67 @@ class ImageFeatures:
         return ImageFeatures(tuple(images), {k: v[rows] for k, v in self.counts.items()}, self.codebooks, self.config)
 
 
-def _cache_file(cache_dir: Path, images: Sequence[str], codebook_images: Sequence[str], config: VisualWordConfig) -> Path:
-    key = hashlib.sha1(
-        json.dumps([list(images), list(codebook_images), config.fingerprint()]).encode()
-    ).hexdigest()[:16]
+#: Images per task handed to a worker process.
+_CHUNK = 32
+
+
+def _chunks(paths: Sequence[str]) -> list[list[str]]:
+    return [list(paths[i : i + _CHUNK]) for i in range(0, len(paths), _CHUNK)]
+
+
+def _describe_chunk(paths: Sequence[str], config: VisualWordConfig) -> list[dict[str, F32]]:
+    describe = _descriptors(config)
+    out = []
+    for path in paths:
+        rgb = load_image(path)
+        out.append({f: describe[f](rgb)[0] for f in FEATURES})
+    return out
+
+
+def _count_chunk(
+    paths: Sequence[str], settings: tuple[VisualWordConfig, dict[str, F32]]
+) -> dict[str, npt.NDArray[np.uint16]]:
+    config, codebooks = settings
+    describe = _descriptors(config)
+    cells = PYRAMID_SIDE * PYRAMID_SIDE
+    counts = {f: np.zeros((len(paths), cells, config.words[f]), dtype=np.uint16) for f in FEATURES}
+    for row, path in enumerate(paths):
+        rgb = load_image(path)
+        for f in FEATURES:
+            desc, cell = describe[f](rgb)
+            np.add.at(counts[f][row], (cell, quantize(desc, codebooks[f])), 1)
+    return counts
+
+
+class _Serial:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _pool(workers: int) -> Any:
+    if workers <= 1:
+        return _Serial()
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers)
+
+
+def _map(pool: Any, func: Callable[..., Any], chunks: list[list[str]], extra: Any) -> Any:
+    """``func(chunk, extra)`` per chunk, in order (in worker processes when ``pool`` is one)."""
+    if pool is None:
+        return (func(c, extra) for c in chunks)
+    return pool.map(func, chunks, [extra] * len(chunks))
+
+
+def _cache_file(
+    cache_dir: Path, images: Sequence[str], codebook_images: Sequence[str], config: VisualWordConfig
+) -> Path:
+    key = hashlib.sha1(json.dumps([list(images), list(codebook_images), config.fingerprint()]).encode()).hexdigest()[
+        :16
+    ]
     return cache_dir / f"visual-words-{key}.npz"
 
 
@@ -307,6 +416,7 @@ def extract_visual_words(
     config: VisualWordConfig | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
+    workers: int = 1,
 ) -> ImageFeatures:
     """Visual-word pyramid counts of ``images``; codebooks from ``codebook_images`` (training images).
 
@@ -321,6 +431,7 @@ def extract_visual_words(
         config: Settings (defaults: :class:`VisualWordConfig`).
         cache_dir: Where to cache the counts (``None``: no cache).
         progress: Show progress bars.
+        workers: Processes describing images (the result does not depend on it).
 
     Raises:
         FileNotFoundError: naming an image missing from ``image_dir``.
@@ -341,38 +452,46 @@ def extract_visual_words(
     for im in list(images) + list(codebook_images):
         if not (folder / im).is_file():
             raise FileNotFoundError(f"{folder / im}: image not found")
-    describe = _descriptors(config)
     rng = np.random.default_rng(config.seed)
     chosen = sorted(rng.choice(len(codebook_images), min(config.codebook_images, len(codebook_images)), replace=False))
     pools: dict[str, list[F32]] = {f: [] for f in FEATURES}
     per_image = max(1, config.codebook_samples // max(1, len(chosen)))
-    for i in tqdm(chosen, desc="codebook descriptors", disable=not progress, unit="image"):
-        rgb = load_image(folder / codebook_images[i])
-        for f in FEATURES:
-            desc, _ = describe[f](rgb)
-            take = rng.choice(desc.shape[0], min(per_image, desc.shape[0]), replace=False)
-            pools[f].append(desc[take])
-    codebooks = {
-        f: learn_codebook(np.concatenate(pools[f]), config.words[f], iterations=config.kmeans_iterations, seed=config.seed)
-        for f in FEATURES
-    }
-    cells = PYRAMID_SIDE * PYRAMID_SIDE
-    counts = {f: np.zeros((len(images), cells, config.words[f]), dtype=np.uint16) for f in FEATURES}
-    for row, im in enumerate(tqdm(images, desc="visual words", disable=not progress, unit="image")):
-        rgb = load_image(folder / im)
-        for f in FEATURES:
-            desc, cell = describe[f](rgb)
-            words = quantize(desc, codebooks[f])
-            np.add.at(counts[f][row], (cell, words), 1)
+    chosen_paths = [os.fspath(folder / codebook_images[i]) for i in chosen]
+    with _pool(workers) as pool:
+        bar = tqdm(total=len(chosen_paths), desc="codebook descriptors", disable=not progress, unit="image")
+        for described in _map(pool, _describe_chunk, _chunks(chosen_paths), config):
+            for per_feature in described:  # one image: sample in image order (seeded)
+                for f in FEATURES:
+                    desc = per_feature[f]
+                    take = rng.choice(desc.shape[0], min(per_image, desc.shape[0]), replace=False)
+                    pools[f].append(desc[take])
+            bar.update(len(described))
+        bar.close()
+        codebooks = {
+            f: learn_codebook(
+                np.concatenate(pools[f]), config.words[f], iterations=config.kmeans_iterations, seed=config.seed
+            )
+            for f in FEATURES
+        }
+        cells = PYRAMID_SIDE * PYRAMID_SIDE
+        counts = {f: np.zeros((len(images), cells, config.words[f]), dtype=np.uint16) for f in FEATURES}
+        paths = [os.fspath(folder / im) for im in images]
+        bar = tqdm(total=len(paths), desc="visual words", disable=not progress, unit="image")
+        row = 0
+        for chunk_counts in _map(pool, _count_chunk, _chunks(paths), (config, codebooks)):
+            n = next(iter(chunk_counts.values())).shape[0]
+            for f in FEATURES:
+                counts[f][row : row + n] = chunk_counts[f]
+            row += n
+            bar.update(n)
+        bar.close()
     result = ImageFeatures(tuple(images), counts, codebooks, config)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(".tmp.npz")
-        np.savez(
-            tmp,
-            images=np.array(images),
-            **{f"counts_{f}": counts[f] for f in FEATURES},
-            **{f"codebook_{f}": codebooks[f] for f in FEATURES},
-        )
+        arrays: dict[str, Any] = {"images": np.array(images)}
+        arrays.update({f"counts_{f}": counts[f] for f in FEATURES})
+        arrays.update({f"codebook_{f}": codebooks[f] for f in FEATURES})
+        np.savez(tmp, **arrays)
         os.replace(tmp, cache)
     return result

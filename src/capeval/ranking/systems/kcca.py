@@ -35,7 +35,9 @@ __all__ = ["KCCA", "KernelEigen", "center_kernel", "cosine_scores", "fit_kcca"]
 F64 = npt.NDArray[np.float64]
 
 
-def center_kernel(train: Any, test: Any | None = None, *, stats: tuple[F64, float] | None = None) -> tuple[F64, tuple[F64, float]]:
+def center_kernel(
+    train: Any, test: Any | None = None, *, stats: tuple[F64, float] | None = None
+) -> tuple[F64, tuple[F64, float]]:
     """Centre a kernel in the training feature space.
 
     Args:
@@ -73,8 +75,27 @@ class KernelEigen:
     stats: tuple[F64, float]
 
     @classmethod
-    def from_kernel(cls, kernel: Any, rank: int | None = None, *, tol: float = 1e-9) -> KernelEigen:
+    def from_kernel(
+        cls,
+        kernel: Any,
+        rank: int | None = None,
+        *,
+        method: str = "auto",
+        power_iterations: int = 4,
+        seed: int = 0,
+        tol: float = 1e-9,
+    ) -> KernelEigen:
         """Centre ``kernel`` (n x n, uncentred) and keep its ``rank`` largest positive eigenpairs.
+
+        Args:
+            kernel: The uncentred training kernel.
+            rank: Eigenpairs to keep (default: all).
+            method: ``exact`` (LAPACK), ``randomized`` (subspace iteration, Halko et al. 2011:
+                ``rank + 10%`` random directions, ``power_iterations`` passes, seeded) or
+                ``auto`` (randomized when ``rank`` is below half of ``n`` and ``n > 2000``).
+            power_iterations: Passes of the randomized method.
+            seed: Seed of the randomized method.
+            tol: Eigenvalues below ``tol`` times the largest are dropped.
 
         Raises:
             ValueError: when the kernel is not square or has no positive eigenvalue.
@@ -84,18 +105,37 @@ class KernelEigen:
         k = np.asarray(kernel, dtype=np.float64)
         if k.ndim != 2 or k.shape[0] != k.shape[1]:
             raise ValueError(f"a training kernel must be square, got shape {k.shape}")
+        if method not in ("auto", "exact", "randomized"):
+            raise ValueError(f"method must be auto, exact or randomized, got {method!r}")
         centred, stats = center_kernel(k)
         n = k.shape[0]
         r = n if rank is None else max(1, min(rank, n))
-        if r < n:
+        if method == "randomized" or (method == "auto" and 2 * r < n and n > 2000):
+            values, vectors = _randomized_eigh(centred, r, power_iterations, seed)
+        elif r < n:
             values, vectors = eigh(centred, subset_by_index=[n - r, n - 1], driver="evr")
         else:
             values, vectors = eigh(centred, driver="evd")
-        values, vectors = values[::-1], vectors[:, ::-1]
+        order = np.argsort(-values)
+        values, vectors = values[order], vectors[:, order]
         keep = values > tol * max(float(values[0]), 1e-300)
         if not keep.any():
             raise ValueError("the centred kernel has no positive eigenvalue")
         return cls(values[keep], np.ascontiguousarray(vectors[:, keep]), stats)
+
+
+def _randomized_eigh(a: F64, rank: int, iterations: int, seed: int) -> tuple[F64, F64]:
+    """Leading eigenpairs of a symmetric matrix by randomized subspace iteration (Halko et al. 2011)."""
+    from scipy.linalg import eigh, qr
+
+    n = a.shape[0]
+    width = min(n, rank + max(10, rank // 10))
+    q, _ = qr(a @ np.random.default_rng(seed).standard_normal((n, width)), mode="economic")
+    for _ in range(iterations):
+        q, _ = qr(a @ q, mode="economic")
+    values, small = eigh(q.T @ a @ q)
+    top = np.argsort(-values)[:rank]
+    return values[top], q @ small[:, top]
 
 
 @dataclass(frozen=True)

@@ -63,17 +63,6 @@ WEIGHTINGS = ("none", "idf", "sqrt-idf")
 # --------------------------------------------------------------------------------------------- image
 
 
-def _intersection_impl(a: F32, b: F32, out: F64) -> None:
-    n, m, d = a.shape[0], b.shape[0], a.shape[1]
-    for i in range(n):  # numba prange when compiled
-        for j in range(m):
-            s = 0.0
-            for k in range(d):
-                x, y = a[i, k], b[j, k]
-                s += x if x < y else y
-            out[i, j] = s
-
-
 _compiled: Any = None
 
 
@@ -83,14 +72,16 @@ def _intersection_numba() -> Any:
         import numba
 
         @numba.njit(parallel=True, fastmath=True, cache=True)
-        def kernel(a: F32, b: F32, out: F64) -> None:  # pragma: no cover - compiled
+        def kernel(a: F32, b: F32, out: F64, symmetric: bool) -> None:  # pragma: no cover - compiled
             n, m, d = a.shape[0], b.shape[0], a.shape[1]
             for i in numba.prange(n):
-                for j in range(m):
+                for j in range(i if symmetric else 0, m):
                     s = np.float32(0.0)
                     for k in range(d):
                         s += min(a[i, k], b[j, k])
                     out[i, j] = s
+                    if symmetric:
+                        out[j, i] = s
 
         _compiled = kernel
     return _compiled
@@ -113,7 +104,7 @@ def intersection_kernel(a: Any, b: Any | None = None) -> F64:
     if (x < 0).any() or (y < 0).any():
         raise ValueError("histogram intersection needs non-negative histograms")
     out = np.empty((x.shape[0], y.shape[0]), dtype=np.float64)
-    _intersection_numba()(x, y, out)
+    _intersection_numba()(x, y, out, b is None)
     return out
 
 

@@ -122,13 +122,13 @@ def lin_similarity(captions: Sequence[str], words: Sequence[str]) -> F64 | None:
     except Exception:  # noqa: BLE001 - any failure to load the optional corpus means "not available"
         return None
     counts = Counter(t for c in captions for t in tokenize(c))
-    freq: Counter[Any] = Counter()
+    freq: dict[Any, float] = {}
     for w, n in counts.items():
         senses = wn.synsets(w, pos="n") + wn.synsets(w, pos="v")
         for s in senses:
             for anc in {s, *s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())}:
-                freq[anc] += n / len(senses)
-    roots = sum(v for s, v in freq.items() if not s.hypernyms() and not s.instance_hypernyms())
+                freq[anc] = freq.get(anc, 0.0) + n / len(senses)
+    roots = float(sum(v for s, v in freq.items() if not s.hypernyms() and not s.instance_hypernyms()))
     total = max(roots, 1.0)
 
     def ic(s: Any) -> float:

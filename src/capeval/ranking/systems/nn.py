@@ -56,7 +56,9 @@ def idf_f1(candidates: Sequence[str], references: Sequence[str], idf: Mapping[st
     width = len(vocabulary)
     a = sparse.csr_matrix((a.data, a.indices, a.indptr), shape=(a.shape[0], width))
     b = sparse.csr_matrix((b.data, b.indices, b.indptr), shape=(b.shape[0], width))
-    overlap = np.asarray((a @ sparse.csr_matrix((np.ones_like(b.data), b.indices, b.indptr), shape=b.shape).T).toarray())
+    overlap = np.asarray(
+        (a @ sparse.csr_matrix((np.ones_like(b.data), b.indices, b.indptr), shape=b.shape).T).toarray()
+    )
     mass_a = np.asarray(a.sum(axis=1)).ravel()
     mass_b = np.asarray(b.sum(axis=1)).ravel()
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -17,11 +17,13 @@ settings and the selected models with their dev scores.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +177,7 @@ def _dev_score(scores: F64, gold: Sequence[int]) -> tuple[float, dict[str, Any]]
     return total / 2, detail
 
 
-def _save(path: Path, matrix: F64) -> None:
+def _save(path: Path, matrix: npt.NDArray[Any]) -> None:
     tmp = path.with_suffix(".tmp.npy")
     np.save(tmp, matrix)
     os.replace(tmp, path)
@@ -192,6 +194,51 @@ def _cached(cache: Path | None, name: str, make: Callable[[], F64]) -> F64:
     cache.mkdir(parents=True, exist_ok=True)
     _save(path, value)
     return value
+
+
+def _cached_eigen(cache: Path | None, name: str, kernel: Callable[[], F64], rank: int) -> KernelEigen:
+    path = None if cache is None else cache / f"{name}-eigen{rank}.npz"
+    if path is not None and path.exists():
+        with np.load(path) as z:
+            return KernelEigen(z["values"], z["vectors"], (z["col"], float(z["total"])))
+    eigen = KernelEigen.from_kernel(kernel(), rank)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, values=eigen.values, vectors=eigen.vectors, col=eigen.stats[0], total=eigen.stats[1])
+        os.replace(tmp, path)
+    return eigen
+
+
+def _key(*parts: Any) -> str:
+    return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def text_kernels_cached(
+    system: str, data: Flickr8K, evaluate: str, grid: KCCAGrid, cache: Path | None
+) -> tuple[KernelEigen, F64, F64, dict[str, Any]]:
+    """A KCCA system's text side: training-kernel eigenpairs, dev and evaluated caption rows, info.
+
+    Cached under ``cache`` by the system's settings and the split image lists.
+    """
+    spec = TEXT_KERNELS[system]
+    target = data.split(evaluate)
+    settings = (asdict(spec), grid.ngram_order, grid.sem_neighbours, grid.sem_threshold, grid.sem_min_count)
+    name = f"text-{system}-" + _key(settings, grid.lexical, data.train.images, data.dev.images, target.images)
+    info_path = None if cache is None else cache / f"{name}.json"
+    if cache is not None and info_path is not None and info_path.exists():
+        train_path = cache / f"{name}-train-eigen{grid.rank}.npz"
+        if train_path.exists():
+            info = json.loads(info_path.read_text(encoding="utf-8"))
+            eigen = _cached_eigen(cache, f"{name}-train", lambda: np.zeros((0, 0)), grid.rank)
+            return eigen, np.load(cache / f"{name}-dev.npy"), np.load(cache / f"{name}-target.npy"), info
+    train_k, (dev_rows, target_rows), info = text_kernel_matrices(spec, data.train, [data.dev, target], grid)
+    eigen = _cached_eigen(cache, f"{name}-train", lambda: train_k, grid.rank)
+    if cache is not None and info_path is not None:
+        _save(cache / f"{name}-dev.npy", dev_rows)
+        _save(cache / f"{name}-target.npy", target_rows)
+        info_path.write_text(json.dumps(info), encoding="utf-8")
+    return eigen, dev_rows, target_rows, info
 
 
 def run_systems(
@@ -235,15 +282,19 @@ def run_systems(
     train, dev, target = data.train, data.dev, data.split(evaluate)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    key = f"{features.config.fingerprint()}-{len(train.images)}-{len(dev.images)}-{len(target.images)}-{evaluate}"
-    cache = Path(cache_dir) / f"kernels-{key}" if cache_dir is not None else None
+    cache = Path(cache_dir) / "kernels" if cache_dir is not None else None
+    image_key = "image-" + _key(features.config.fingerprint(), train.images, dev.images, target.images)
     f_train, f_dev, f_target = (features.subset(s.images) for s in (train, dev, target))
     timings: dict[str, float] = {}
 
     start = time.perf_counter()
-    img_train = _cached(cache, "image-train", lambda: K.image_kernel(f_train))
-    img_dev = _cached(cache, "image-dev", lambda: K.image_kernel(f_dev, f_train))
-    img_target = img_dev if evaluate == "dev" else _cached(cache, "image-target", lambda: K.image_kernel(f_target, f_train))
+    img_train = _cached(cache, f"{image_key}-train", lambda: K.image_kernel(f_train))
+    img_dev = _cached(cache, f"{image_key}-dev", lambda: K.image_kernel(f_dev, f_train))
+    img_target = (
+        img_dev
+        if evaluate == "dev"
+        else _cached(cache, f"{image_key}-target", lambda: K.image_kernel(f_target, f_train))
+    )
     timings["image kernels"] = time.perf_counter() - start
     say(f"image kernels: {timings['image kernels']:.1f} s")
 
@@ -269,14 +320,15 @@ def run_systems(
             manifest["systems"]["nn"] = {"kind": "nearest neighbour (NN5, IDF-weighted F1)"}
         else:
             spec = TEXT_KERNELS[system]
-            text_train, (text_dev, text_target), info = text_kernel_matrices(spec, train, [dev, target], grid)
+            text_eigen, text_dev, text_target, info = text_kernels_cached(system, data, evaluate, grid, cache)
             say(f"{system}: text kernels {time.perf_counter() - start:.1f} s")
-            text_eigen = KernelEigen.from_kernel(text_train, grid.rank)
             models = []
             dmax = max(grid.dims)
             for power in grid.image_powers:
                 if power not in image_eigen:
-                    image_eigen[power] = KernelEigen.from_kernel(img_train**power, grid.rank)
+                    image_eigen[power] = _cached_eigen(
+                        cache, f"{image_key}-train-p{power}", partial(np.power, img_train, power), grid.rank
+                    )
                 ie = image_eigen[power]
                 cross = ie.vectors.T @ text_eigen.vectors
                 settings = [(s, k) for s in grid.text_shifts for k in grid.kappas]
