@@ -7,8 +7,10 @@ through the smallest eigenvalue wherever a kernel is PSD by construction.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -235,11 +237,45 @@ def test_kcca_with_a_nonlinear_kernel_and_the_text_shift() -> None:
     assert plain.correlations[0] > 0.9
     # the diagonal shift trains on the text kernel plus shift * I: its eigenvalues move, not its eigenvectors
     shifted = fit_kcca(ex, ey, kappa=0.5, dims=1, text_shift=5.0)
-    moved = KernelEigen(ey.values + 5.0, ey.vectors, ey.stats)
+    moved = dataclasses.replace(ey, values=ey.values + 5.0)
     assert np.allclose(shifted.text_weights, fit_kcca(ex, moved, kappa=0.5, dims=1).text_weights)
     assert not np.allclose(shifted.text_weights, plain.text_weights)
     with pytest.raises(ValueError, match="kappa"):
         fit_kcca(ex, ey, kappa=0.0)
+
+
+def test_incomplete_cholesky_factor_matches_the_exact_decomposition() -> None:
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(80, 6))
+    kernel = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 8)
+    asked: list[int] = []
+
+    def column(i: int) -> np.ndarray:
+        asked.append(i)
+        return kernel[:, i]
+
+    factor = KernelEigen.from_columns(np.diag(kernel), column, rank=80, tol=1e-12)
+    exact = KernelEigen.from_kernel(kernel, method="exact")
+    r = 10
+    assert np.allclose(factor.values[:r], exact.values[:r], rtol=1e-6)
+    assert np.allclose(np.abs(factor.vectors[:, :r].T @ exact.vectors[:, :r]), np.eye(r), atol=1e-5)
+    assert sorted(asked) == sorted(set(asked)) and factor.is_factor and not exact.is_factor
+    # new items: rows against the pivots give the eigen-coordinates of the full centred rows
+    new = rng.normal(size=(5, 6))
+    rows = np.exp(-((new[:, None] - x[None]) ** 2).sum(-1) / 8)
+    a = factor.coordinates(rows[:, factor.columns])[:, :r]
+    b = exact.coordinates(rows)[:, :r]
+    assert np.allclose(np.abs(a), np.abs(b), atol=1e-5)
+    # a low-rank factor stops at the rank; G G' <= K, so its spectrum is below the kernel's, and close
+    low = KernelEigen.from_columns(np.diag(kernel), lambda i: kernel[:, i], rank=30)
+    assert low.columns.size == 30
+    assert (low.values[:3] <= exact.values[:3] + 1e-9).all() and (low.values[:3] >= 0.8 * exact.values[:3]).all()
+    path = Path(tempfile.mkdtemp()) / "f.npz"
+    low.save(path)
+    again = KernelEigen.load(path)
+    assert np.array_equal(again.basis, low.basis) and np.array_equal(again.columns, low.columns)
+    with pytest.raises(ValueError, match="kernel rows must be"):
+        low.coordinates(rows)
 
 
 def test_cosine_scores() -> None:
@@ -367,7 +403,7 @@ def test_rank_systems_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureF
     out = tmp_path / "out"
     args = ["rank-systems", "--data", str(data), "--images", str(images), "--out", str(out)]
     args += ["--systems", "nn,bow1,bow5,tagrank,tri5,tri5sem", "--words", "4,4,4", "--codebook-images", "8"]
-    args += ["--kappas", "0.1,1", "--dims", "2,4", "--rank", "12", "--top-models", "3"]
+    args += ["--kappas", "0.1,1", "--dims", "2,4", "--image-rank", "12", "--text-rank", "12", "--top-models", "3"]
     args += ["--cache-dir", str(tmp_path / "cache"), "--quiet"]
     assert main(args) == 0
     manifest = json.loads((out / "manifest.json").read_text())

@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     grid = KCCAGrid(
         kappas=tuple(_floats(args.kappas, "--kappas")),
         dims=tuple(_ints(args.dims, "--dims")),
-        rank=args.rank,
+        image_rank=args.image_rank,
+        text_rank=args.text_rank,
         top_models=args.top_models,
     )
     manifest = run_systems(
@@ -121,7 +122,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--codebook-images", type=int, default=1000, help="training images sampled for k-means")
     parser.add_argument("--kappas", default="0.1,0.3,1,3,10", help="KCCA regularization grid")
     parser.add_argument("--dims", default="16,32,64,128,256,512", help="KCCA dimensions grid")
-    parser.add_argument("--rank", type=int, default=1500, help="eigenpairs kept per training kernel")
+    parser.add_argument("--image-rank", type=int, default=1000, help="pivots of the image kernels' factors")
+    parser.add_argument("--text-rank", type=int, default=1500, help="pivots of the text kernels' factors")
     parser.add_argument("--top-models", type=int, default=15, help="best dev models aggregated by Borda")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice")
     parser.add_argument("--workers", type=int, default=1, help="processes describing images (default 1)")

@@ -42,6 +42,7 @@ from capeval.ranking.systems.nn import idf_weights, nearest_neighbour_scores
 __all__ = ["KCCAGrid", "SYSTEMS", "TextKernelSpec", "TEXT_KERNELS", "run_systems", "text_kernel_matrices"]
 
 F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
 log_progress = Callable[[str], None]
 
 
@@ -82,7 +83,8 @@ class KCCAGrid:
         dims: Numbers of canonical directions used for the cosine.
         image_powers: Elementwise powers of the averaged image kernel.
         text_shifts: Added to the text kernel's diagonal (the "diagonal factor" minus 1).
-        rank: Eigenpairs kept per training kernel.
+        image_rank: Pivots of the image kernels' incomplete Cholesky factors.
+        text_rank: Pivots of the text kernels' incomplete Cholesky factors.
         top_models: Models (best on dev) whose rankings are Borda-aggregated.
         ngram_order: Longest n-gram of the TRI kernels.
         sem_neighbours: Similar words kept per word for TRI-SEM.
@@ -94,7 +96,8 @@ class KCCAGrid:
     dims: tuple[int, ...] = (16, 32, 64, 128, 256, 512)
     image_powers: tuple[int, ...] = (2, 3)
     text_shifts: tuple[float, ...] = (0.0, 1.0)
-    rank: int = 1500
+    image_rank: int = 1000
+    text_rank: int = 1500
     top_models: int = 15
     ngram_order: int = 3
     sem_neighbours: int = 5
@@ -196,16 +199,15 @@ def _cached(cache: Path | None, name: str, make: Callable[[], F64]) -> F64:
     return value
 
 
-def _cached_eigen(cache: Path | None, name: str, kernel: Callable[[], F64], rank: int) -> KernelEigen:
-    path = None if cache is None else cache / f"{name}-eigen{rank}.npz"
+def _cached_eigen(cache: Path | None, name: str, make: Callable[[], KernelEigen]) -> KernelEigen:
+    path = None if cache is None else cache / f"{name}.npz"
     if path is not None and path.exists():
-        with np.load(path) as z:
-            return KernelEigen(z["values"], z["vectors"], (z["col"], float(z["total"])))
-    eigen = KernelEigen.from_kernel(kernel(), rank)
+        return KernelEigen.load(path)
+    eigen = make()
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, values=eigen.values, vectors=eigen.vectors, col=eigen.stats[0], total=eigen.stats[1])
+        eigen.save(tmp)
         os.replace(tmp, path)
     return eigen
 
@@ -217,28 +219,48 @@ def _key(*parts: Any) -> str:
 def text_kernels_cached(
     system: str, data: Flickr8K, evaluate: str, grid: KCCAGrid, cache: Path | None
 ) -> tuple[KernelEigen, F64, F64, dict[str, Any]]:
-    """A KCCA system's text side: training-kernel eigenpairs, dev and evaluated caption rows, info.
+    """A KCCA system's text side: the training kernel's factor, dev and evaluated caption rows, info.
 
-    Cached under ``cache`` by the system's settings and the split image lists.
+    The rows hold kernel values against the factor's pivots only. Cached under ``cache`` by the
+    system's settings and the split image lists.
     """
     spec = TEXT_KERNELS[system]
     target = data.split(evaluate)
     settings = (asdict(spec), grid.ngram_order, grid.sem_neighbours, grid.sem_threshold, grid.sem_min_count)
-    name = f"text-{system}-" + _key(settings, grid.lexical, data.train.images, data.dev.images, target.images)
-    info_path = None if cache is None else cache / f"{name}.json"
-    if cache is not None and info_path is not None and info_path.exists():
-        train_path = cache / f"{name}-train-eigen{grid.rank}.npz"
-        if train_path.exists():
-            info = json.loads(info_path.read_text(encoding="utf-8"))
-            eigen = _cached_eigen(cache, f"{name}-train", lambda: np.zeros((0, 0)), grid.rank)
-            return eigen, np.load(cache / f"{name}-dev.npy"), np.load(cache / f"{name}-target.npy"), info
+    name = f"text-{system}-" + _key(
+        settings, grid.lexical, grid.text_rank, data.train.images, data.dev.images, target.images
+    )
+    if cache is not None and (cache / f"{name}.json").exists():
+        info = json.loads((cache / f"{name}.json").read_text(encoding="utf-8"))
+        eigen = KernelEigen.load(cache / f"{name}-factor.npz")
+        return eigen, np.load(cache / f"{name}-dev.npy"), np.load(cache / f"{name}-target.npy"), info
     train_k, (dev_rows, target_rows), info = text_kernel_matrices(spec, data.train, [data.dev, target], grid)
-    eigen = _cached_eigen(cache, f"{name}-train", lambda: train_k, grid.rank)
-    if cache is not None and info_path is not None:
+    eigen = KernelEigen.from_columns(np.diag(train_k), lambda i: train_k[:, i], grid.text_rank)
+    dev_rows = np.ascontiguousarray(dev_rows[:, eigen.columns])
+    target_rows = np.ascontiguousarray(target_rows[:, eigen.columns])
+    info["pivots"] = int(eigen.columns.size)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        _cached_eigen(cache, f"{name}-factor", lambda: eigen)
         _save(cache / f"{name}-dev.npy", dev_rows)
         _save(cache / f"{name}-target.npy", target_rows)
-        info_path.write_text(json.dumps(info), encoding="utf-8")
+        (cache / f"{name}.json").write_text(json.dumps(info), encoding="utf-8")
     return eigen, dev_rows, target_rows, info
+
+
+class _ImageSide:
+    """The image kernel of the training images, known column by column (each computed once)."""
+
+    def __init__(self, train: F32) -> None:
+        self.train = train
+        self.columns: dict[int, F64] = {}
+        self.diagonal: F64 = train.sum(axis=1, dtype=np.float64)  # the intersection of a row with itself
+
+    def column(self, i: int, power: int) -> F64:
+        if i not in self.columns:
+            self.columns[i] = K.intersection_kernel(self.train, self.train[i : i + 1])[:, 0]
+        out: F64 = self.columns[i] ** power
+        return out
 
 
 def run_systems(
@@ -284,20 +306,9 @@ def run_systems(
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(cache_dir) / "kernels" if cache_dir is not None else None
     image_key = "image-" + _key(features.config.fingerprint(), train.images, dev.images, target.images)
-    f_train, f_dev, f_target = (features.subset(s.images) for s in (train, dev, target))
+    f_train, f_dev, f_target = (K.image_feature_matrix(features.subset(s.images)) for s in (train, dev, target))
+    images = _ImageSide(f_train)
     timings: dict[str, float] = {}
-
-    start = time.perf_counter()
-    img_train = _cached(cache, f"{image_key}-train", lambda: K.image_kernel(f_train))
-    img_dev = _cached(cache, f"{image_key}-dev", lambda: K.image_kernel(f_dev, f_train))
-    img_target = (
-        img_dev
-        if evaluate == "dev"
-        else _cached(cache, f"{image_key}-target", lambda: K.image_kernel(f_target, f_train))
-    )
-    timings["image kernels"] = time.perf_counter() - start
-    say(f"image kernels: {timings['image kernels']:.1f} s")
-
     dev_gold = list(blocks(len(dev.images) * CAPTIONS_PER_IMAGE, CAPTIONS_PER_IMAGE))
     manifest: dict[str, Any] = {
         "split": evaluate,
@@ -308,10 +319,36 @@ def run_systems(
         "visual_words": asdict(features.config),
         "systems": {},
     }
-    image_eigen: dict[int, KernelEigen] = {}
+    image_eigen: dict[int, tuple[KernelEigen, F64, F64]] = {}
+
+    def image_power(power: int) -> tuple[KernelEigen, F64, F64]:
+        """The image kernel to the ``power``: its factor, dev and evaluated rows against the pivots."""
+        if power not in image_eigen:
+            begin = time.perf_counter()
+            name = f"{image_key}-p{power}-r{grid.image_rank}"
+            eigen = _cached_eigen(
+                cache,
+                f"{name}-factor",
+                lambda: KernelEigen.from_columns(
+                    images.diagonal**power, partial(images.column, power=power), grid.image_rank
+                ),
+            )
+            pivots = f_train[eigen.columns]
+            dev_rows = _cached(cache, f"{name}-dev", lambda: K.intersection_kernel(f_dev, pivots) ** power)
+            target_rows = (
+                dev_rows
+                if evaluate == "dev"
+                else _cached(cache, f"{name}-target", lambda: K.intersection_kernel(f_target, pivots) ** power)
+            )
+            image_eigen[power] = (eigen, dev_rows, target_rows)
+            timings[f"image kernel p={power}"] = time.perf_counter() - begin
+            say(f"image kernel, power {power}: {eigen.columns.size} pivots, {timings[f'image kernel p={power}']:.1f} s")
+        return image_eigen[power]
+
     for system in systems:
         start = time.perf_counter()
         if system == "nn":
+            img_target = _cached(cache, f"{image_key}-target-full", lambda: K.intersection_kernel(f_target, f_train))
             idf = idf_weights(train.flat_lemmas())
             captions = target.flat_lemmas()
             scores = nearest_neighbour_scores(img_target, train.lemmas, captions, idf)
@@ -325,16 +362,12 @@ def run_systems(
             models = []
             dmax = max(grid.dims)
             for power in grid.image_powers:
-                if power not in image_eigen:
-                    image_eigen[power] = _cached_eigen(
-                        cache, f"{image_key}-train-p{power}", partial(np.power, img_train, power), grid.rank
-                    )
-                ie = image_eigen[power]
+                ie, img_dev_rows, _ = image_power(power)
                 cross = ie.vectors.T @ text_eigen.vectors
                 settings = [(s, k) for s in grid.text_shifts for k in grid.kappas]
                 for shift, kappa in tqdm(settings, desc=f"{system} KCCA p={power}", disable=not progress, leave=False):
                     model = fit_kcca(ie, text_eigen, kappa=kappa, dims=dmax, text_shift=shift, cross=cross)
-                    pi = model.project_images(img_dev**power)
+                    pi = model.project_images(img_dev_rows)
                     pt = model.project_texts(text_dev)
                     for d in grid.dims:
                         if d > model.correlations.size:
@@ -347,9 +380,9 @@ def run_systems(
             chosen = models[: grid.top_models]
             annotation, search = [], []
             for m in chosen:
-                ie = image_eigen[m["power"]]
+                ie, _, img_target_rows = image_power(m["power"])
                 model = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=m["dims"], text_shift=m["shift"])
-                s = cosine_scores(model.project_images(img_target ** m["power"]), model.project_texts(text_target))
+                s = cosine_scores(model.project_images(img_target_rows), model.project_texts(text_target))
                 annotation.append(s)
                 search.append(s.T)
             _, ann_ranks = borda_aggregate(annotation)
