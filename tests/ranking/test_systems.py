@@ -278,6 +278,20 @@ def test_incomplete_cholesky_factor_matches_the_exact_decomposition() -> None:
         low.coordinates(rows)
 
 
+def test_block_ranks_equal_evaluate_ranking_with_ties() -> None:
+    from capeval.ranking import evaluate_ranking
+    from capeval.ranking.systems.pipeline import block_ranks
+
+    rng = np.random.default_rng(9)
+    for scores in (rng.normal(size=(12, 36)), rng.integers(0, 3, size=(12, 36)).astype(float)):
+        annotation, search = block_ranks(scores, 3)
+        gold = [c // 3 for c in range(36)]
+        assert (annotation == evaluate_ranking(scores, gold, task="annotation").ranks).all()
+        assert (search == evaluate_ranking(scores, gold, task="search").ranks).all()
+    with pytest.raises(ValueError, match="per image"):
+        block_ranks(np.zeros((4, 10)), 3)
+
+
 def test_cosine_scores() -> None:
     s = cosine_scores([[1.0, 0.0], [0.0, 0.0]], [[2.0, 0.0], [1.0, 1.0]])
     assert np.allclose(s, [[1.0, 1 / np.sqrt(2)], [0.0, 0.0]])
