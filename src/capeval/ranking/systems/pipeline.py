@@ -145,6 +145,9 @@ def text_kernel_matrices(
         vocabs = [K.Vocabulary() for _ in range(grid.ngram_order)]
         x = K.ngram_features(docs, vocabs, weighting=spec.weighting, df=df)
         ys = [K.ngram_features(q, vocabs, weighting=spec.weighting, df=df) for q in queries]
+        # the queries' own n-grams grew the vocabularies: give every matrix the final widths
+        x = [_widen(m, len(v)) for m, v in zip(x, vocabs, strict=True)]
+        ys = [[_widen(m, len(v)) for m, v in zip(y, vocabs, strict=True)] for y in ys]
         if spec.kind == "tri":
             return K.ngram_kernel(x, x), [K.ngram_kernel(y, x) for y in ys], info
         from capeval.ranking.systems import lexical
@@ -168,6 +171,13 @@ def text_kernel_matrices(
         train_k = K.semantic_ngram_kernel(x, x, vocabs, sim, words)
         return train_k, [K.semantic_ngram_kernel(y, x, vocabs, sim, words) for y in ys], info
     raise ValueError(f"unknown text kernel kind {spec.kind!r}")
+
+
+def _widen(m: Any, width: int) -> Any:
+    """A CSR matrix with ``width`` columns (new columns empty)."""
+    from scipy import sparse
+
+    return sparse.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], max(width, 1)))
 
 
 def _dense(m: Any) -> F64:
