@@ -184,7 +184,8 @@ def test_lexical_similarities_from_captions() -> None:
     assert align[ix["dog"], ix["puppy"]] > 0 and align[ix["dog"], ix["kitten"]] == 0
     s = lexical.combine_similarities([dist, align, None], neighbours=1, threshold=0.0).toarray()
     assert np.allclose(np.diag(s), 1.0) and np.allclose(s, s.T)
-    assert ((s > 0).sum(axis=1) <= 1 + 2).all()  # itself, its neighbour, and who chose it (bounded here)
+    assert ((s > 0).sum(axis=1) <= 2).all()  # itself and at most one mutual neighbour
+    assert s[ix["dog"], ix["puppy"]] > 0 or s[ix["dog"], ix["play"]] > 0
     with pytest.raises(ValueError, match="no lexical similarity"):
         lexical.combine_similarities([None])
 

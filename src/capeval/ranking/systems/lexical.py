@@ -1,7 +1,7 @@
 """Lexical similarities learned from training captions, for the soft-matching TRI-SEM kernel.
 
-* :func:`distributional_similarity`: cosine between words' positive-PMI context vectors, the
-  context being the other words of the same caption.
+* :func:`distributional_similarity`: cosine between words' positive-PMI vectors of positional
+  contexts (the words up to two positions away, with their offset) in the captions.
 * :func:`alignment_similarity`: how strongly two words occur in *different* captions of the
   same image (one caption says "dog", another "puppy"): normalized PMI of that cross-caption
   co-occurrence, clipped at 0.
@@ -10,7 +10,7 @@
   ``wordnet`` corpus); ``None`` when it is not there.
 
 :func:`combine_similarities` averages what is available and keeps, for each word, its
-strongest neighbours, giving the sparse matrix ``S`` (unit diagonal) that
+strongest mutual neighbours, giving the sparse matrix ``S`` (unit diagonal) that
 :func:`capeval.ranking.systems.kernels.semantic_ngram_kernel` uses.
 """
 
@@ -56,20 +56,27 @@ def _ppmi_cosine(co: F64) -> F64:
     return sim
 
 
-def distributional_similarity(captions: Sequence[str], words: Sequence[str]) -> F64:
-    """Cosine of positive-PMI vectors of caption co-occurrence, over ``words`` (unit diagonal).
+def distributional_similarity(captions: Sequence[str], words: Sequence[str], window: int = 2) -> F64:
+    """Cosine of positive-PMI vectors of positional contexts, over ``words`` (unit diagonal).
 
-    A Gram matrix of unit vectors, hence PSD (the diagonal of a word never seen with another
-    word in the list is set to 1, which keeps it so).
+    A word's contexts are the words at each offset ``-window..-1, 1..window`` in the same
+    caption (offset and word together, so "a _ run" contexts make "dog" and "puppy" alike;
+    words outside ``words`` count as one unknown word). A Gram matrix of unit vectors, hence PSD
+    (a word without contexts gets a 1 on the diagonal only, which keeps it so).
     """
     index = {w: i for i, w in enumerate(words)}
-    co = np.zeros((len(words), len(words)))
+    n = len(words)
+    offsets = [o for o in range(-window, window + 1) if o]
+    co = np.zeros((n, len(offsets) * (n + 1)))
     for c in captions:
-        ids = sorted({index[t] for t in tokenize(c) if t in index})
-        if len(ids) > 1:
-            arr = np.array(ids)
-            co[np.ix_(arr, arr)] += 1.0
-    np.fill_diagonal(co, 0.0)
+        ids = [index.get(t, n) for t in tokenize(c)]
+        for p, w in enumerate(ids):
+            if w == n:
+                continue
+            for k, o in enumerate(offsets):
+                q = p + o
+                if 0 <= q < len(ids):
+                    co[w, k * (n + 1) + ids[q]] += 1.0
     return _ppmi_cosine(co)
 
 
@@ -157,7 +164,8 @@ def combine_similarities(matrices: Sequence[F64 | None], *, neighbours: int = 5,
     """Average of the available similarity matrices, sparsified: scipy CSR with unit diagonal.
 
     Each word keeps its ``neighbours`` most similar other words whose averaged similarity is at
-    least ``threshold``; the result is symmetrized (a pair kept from either side).
+    least ``threshold``, and a pair is kept when both words keep each other (symmetric, and no
+    word has more than ``neighbours`` neighbours, which bounds the soft n-gram matches).
 
     Raises:
         ValueError: when no matrix is given, or their shapes differ.
@@ -183,5 +191,5 @@ def combine_similarities(matrices: Sequence[F64 | None], *, neighbours: int = 5,
                     cols.append(int(j))
                     vals.append(float(avg[i, j]))
     m = sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
-    m = m.maximum(m.T)
+    m = m.minimum(m.T)
     return (m + sparse.identity(n, format="csr")).tocsr()
