@@ -117,3 +117,21 @@ def test_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "groups of 7" in capsys.readouterr().err
     assert main(["rank", "--scores", str(p1), "--captions-per-image", "5", "--compare"]) == 2
     assert "two systems" in capsys.readouterr().err
+
+
+def test_rank_borda_aggregates_each_direction_on_its_own_axis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from capeval.ranking import borda_aggregate
+
+    p1, p2, s1, s2 = _matrices(tmp_path)
+    assert main(["rank", "--scores", str(p1), str(p2), "--captions-per-image", "5", "--borda", "--format", "csv"]) == 0
+    rows = {(r["system"], r["task"]): r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    gold = [c // 5 for c in range(100)]
+    _, by_image = borda_aggregate([s1, s2])
+    _, by_caption = borda_aggregate([s1.T, s2.T])  # search ranks images within each caption
+    annotation = evaluate_ranking(-by_image.astype(float), gold, task="annotation")
+    search = evaluate_ranking(-by_caption.T.astype(float), gold, task="search")
+    assert float(rows[("borda", "annotation")]["median rank"]) == annotation.median_rank
+    assert float(rows[("borda", "search")]["median rank"]) == search.median_rank
+    assert float(rows[("borda", "search")]["R@1"]) == pytest.approx(100 * search.recall[1])

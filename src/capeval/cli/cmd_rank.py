@@ -64,12 +64,17 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         raise CLIError(f"--k must be comma-separated integers, got {args.k!r}") from None
     systems = {Path(p).stem if len(paths) > 1 else Path(p).name: m.scores for p, m in zip(paths, matrices, strict=True)}
+    tasks = ["annotation", "search"] if args.task == "both" else [args.task]
+    # per direction: Borda ranks captions within each image row for annotation, images within
+    # each caption column for search
+    by_task: dict[str, dict[str, Any]] = {name: {} for name in systems}
     if args.borda:
         if len(paths) < 2:
             raise CLIError("--borda needs at least two systems")
         _, ranks = borda_aggregate(list(systems.values()))
+        _, ranks_t = borda_aggregate([m.T for m in systems.values()])
         systems["borda"] = -ranks.astype(np.float64)
-    tasks = ["annotation", "search"] if args.task == "both" else [args.task]
+        by_task["borda"] = {"search": -ranks_t.T.astype(np.float64)}
     relevance = None
     if args.judgments:
         judgments = read_score_matrix(args.judgments).scores
@@ -83,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
         header += [*(f"S@{k}" for k in ks), "R-precision"]
     table = Table(header, digits=args.digits)
     results = {}
-    for name, scores in systems.items():
+    for name, matrix in systems.items():
         for task in tasks:
+            scores = by_task[name].get(task, matrix)
             r = evaluate_ranking(scores, gold, task=task, ks=ks, ties=args.ties)
             results[(name, task)] = r
             row: list[Any] = [name, task, *(100 * r.recall[k] for k in ks), r.median_rank, r.mean_rank]
