@@ -135,7 +135,9 @@ def run_admin(args: argparse.Namespace) -> int:
         from capeval.server.db import Database, upgrade_schema
         from capeval.server.domain.errors import DomainError
     except ImportError as exc:
-        print(f"capeval admin needs the server extra: pip install 'capeval[server]' ({exc})", file=sys.stderr)
+        from capeval._install import needs_extra
+
+        print(f"{needs_extra('capeval admin', 'server')} ({exc})", file=sys.stderr)
         return 2
     settings = _settings(args)
     if args.action in ("backup", "restore"):

@@ -1,7 +1,8 @@
 """The capeval evaluation server: challenges, hidden test references, submission limits, leaderboard.
 
-Start it with ``capeval serve`` (see docs/server.md). Needs the ``server`` extra
-(``pip install 'capeval[server]'``); importing this package alone does not import FastAPI.
+Start it with ``capeval serve`` (see docs/server.md). Needs the ``server``
+extra (``pip install '.[server]'`` in the source tree); importing this package alone does not import
+FastAPI.
 """
 
 from __future__ import annotations
