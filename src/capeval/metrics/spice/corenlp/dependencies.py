@@ -1,0 +1,331 @@
+"""Penn tree -> UD v1 basic dependencies, as CoreNLP 3.6.0 converts the englishPCFG parser's trees.
+
+The conversion (:func:`basic`) is a pure function of the tree string:
+
+1. the tree is restructured (:mod:`.transforms`) and every node gets its head (:mod:`.heads`);
+2. every constituent, top-down, offers its relations (:mod:`.relations`) to the highest node
+   each target's head word projects to; an arc is kept when the dependent has no governor yet
+   (or the same one) and it closes no cycle, and several relations on one arc merge into the
+   first name in alphabetical order that each later one refines;
+3. a phrase still unconnected hangs as ``dep`` from the head of the phrase containing it;
+4. a stranded preposition's ``prep`` arc becomes ``case`` of an earlier ``nmod`` of its head (or
+   ``nmod`` itself), a subject of a verb with a passive auxiliary becomes ``nsubjpass``.
+
+Edges are listed as CoreNLP's sorted edge list prints them (by dependent, then governor, then
+relation name), followed by ``("root", 0, i)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .heads import find_heads
+from .nodes import Node, from_tree
+from .relations import PARENT, is_ancestor, relations_for
+from .transforms import transform
+from .trees import Tree, read_tree
+
+__all__ = ["basic", "Analysis", "analyze"]
+
+Dependency = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The basic dependencies of one tree, with the words they connect.
+
+    Attributes:
+        words: the sentence's words (position i at list index i - 1).
+        tags: the parser's tag of each word.
+        edges: ``(relation, governor, dependent)`` with 1-based positions, in the order of the
+            converter's sorted list (dependent, governor, relation name).
+        root: the position of the root word.
+    """
+
+    words: tuple[str, ...]
+    tags: tuple[str, ...]
+    edges: tuple[Dependency, ...]
+    root: int
+
+
+def _merge(labels: list[str]) -> str:
+    """The relation of an arc that several relations claimed (first in name order, refined)."""
+    current = "dep"
+    for name in sorted(labels):
+        if is_ancestor(current, name):
+            current = name
+    return current
+
+
+def _label_order(root: Node) -> None:
+    for node in root.preorder():
+        for i, kid in enumerate(node.kids):
+            kid.order = i
+
+
+def _is_phrasal(node: Node) -> bool:
+    kids = node.kids
+    return bool(kids) and not (len(kids) == 1 and kids[0].word is not None)
+
+
+class _Arcs:
+    """Arcs between the highest nodes of head words (a forest plus the ``dep`` attachments)."""
+
+    __slots__ = ("parent", "labels", "children", "order")
+
+    def __init__(self) -> None:
+        self.parent: dict[Node, Node] = {}
+        self.labels: dict[tuple[Node, Node], list[str]] = {}
+        self.children: dict[Node, list[Node]] = {}
+        self.order: list[tuple[Node, Node]] = []
+
+    def add(self, gov: Node, dep: Node, rel: str) -> None:
+        key = (gov, dep)
+        found = self.labels.get(key)
+        if found is None:
+            self.labels[key] = [rel]
+            self.order.append(key)
+            self.children.setdefault(gov, []).append(dep)
+            self.children.setdefault(dep, [])
+            self.parent.setdefault(dep, gov)
+        else:
+            found.append(rel)
+
+    def reaches(self, start: Node, goal: Node) -> bool:
+        """A directed path from ``start`` to ``goal`` (``goal`` is below ``start``)."""
+        node: Node | None = goal
+        seen = 0
+        while node is not None:
+            if node is start:
+                return True
+            node = self.parent.get(node)
+            seen += 1
+            if seen > 10000:  # pragma: no cover - the arcs form a forest
+                return False
+        return False
+
+    def connected(self, a: Node, b: Node) -> bool:
+        """An undirected path between ``a`` and ``b`` (both must already carry arcs)."""
+        if a not in self.children or b not in self.children:
+            return False
+        neighbours: dict[Node, list[Node]] = {}
+        for gov, dep in self.order:
+            neighbours.setdefault(gov, []).append(dep)
+            neighbours.setdefault(dep, []).append(gov)
+        seen = {a}
+        stack = [a]
+        while stack:
+            n = stack.pop()
+            if n is b:
+                return True
+            for m in neighbours.get(n, ()):
+                if m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        return False
+
+
+def _relate(root: Node) -> _Arcs:
+    arcs = _Arcs()
+    for t in root.preorder():
+        if not _is_phrasal(t):
+            continue
+        top = t.top
+        assert top is not None
+        for name, fn in relations_for(t.label):
+            seen: set[int] = set()
+            for u in fn(t):
+                if id(u) in seen:
+                    continue
+                seen.add(id(u))
+                utop = u.top
+                assert utop is not None
+                if utop is top:
+                    continue
+                governor = arcs.parent.get(utop)
+                if (governor is None or governor is top) and not arcs.reaches(utop, top):
+                    arcs.add(top, utop, name)
+    return arcs
+
+
+def _attach_stranded(root: Node, arcs: _Arcs) -> None:
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        t, attach = stack.pop()
+        if t.word is not None:
+            continue
+        if attach:
+            assert t.parent is not None
+            gov = t.parent.top
+            assert gov is not None
+            if (gov, t) not in arcs.labels and not arcs.connected(root, t):
+                arcs.add(gov, t, "dep")
+        for kid in reversed(t.kids):
+            stack.append((kid, kid.head is not t.head))
+
+
+def _order_java(indices: list[int]) -> list[int]:
+    """Positions in the order a Java hash map holding them visits them."""
+    cap = 16
+    while len(indices) > (cap * 3) // 4:
+        cap *= 2
+    return sorted(indices, key=lambda i: (i & (cap - 1), i))
+
+
+def _convert_prep(edges: list[list[object]]) -> None:
+    """``prep`` arcs of stranded prepositions -> ``case`` of an earlier ``nmod``, else ``nmod``."""
+    for e in [e for e in edges if e[0] == "prep"]:
+        gov, prep_dep = e[1], e[2]
+        assert isinstance(gov, int) and isinstance(prep_dep, int)
+        children = [x for x in edges if x[1] == gov]
+        positions = _order_java(sorted({x[2] for x in children}))  # type: ignore[misc]
+        changed = False
+        for pos in positions:
+            for x in children:
+                if x[2] != pos or x[0] not in ("nmod", "rel"):
+                    continue
+                if prep_dep < pos:
+                    continue
+                edges.remove(e)
+                edges.append(["case", pos, prep_dep])
+                if x[0] == "rel":
+                    x[0] = "nmod"
+                changed = True
+                break
+            if changed:
+                break
+        if not changed:
+            e[0] = "nmod"
+    for e in edges:
+        if e[0] == "rel":
+            e[0] = "dobj"
+
+
+# VerbNet 3.2 verbs taking NP V S-INF (lemmas); used only for a rare WH re-attachment.
+_NP_V_S_INF = frozenset(
+    "acquiesce submit bow defer accede succumb yield capitulate despise disdain dislike regret like love enjoy fear "
+    "hate pledge proceed begin start commence recommence resume undertake ally collaborate collude conspire "
+    "discriminate legislate partner protest rebel retaliate scheme sin befriend continue broadcast cable e-mail fax "
+    "modem netmail phone radio relay satellite semaphore sign signal telecast telegraph telephone telex wire "
+    "wireless ache crave fall hanker hope hunger itch long lust pine pray thirst wish yearn dangle babble bark bawl "
+    "bellow bleat blubber boom bray burble bluster cackle call carol chant chatter chirp chortle chuckle cluck coo "
+    "croak croon crow cry drawl drone gabble gasp gibber groan growl grumble grunt hiss holler hoot howl jabber keen "
+    "lilt lisp mewl moan mumble murmur mutter nasal natter pant prattle purr quaver rage rant rasp roar rumble scream "
+    "screech shout shriek sibilate simper sigh sing smatter smile snap snarl snivel snuffle splutter squall squawk "
+    "squeak squeal stammer stemmer stutter thunder tisk trill trumpet twang twitter vociferate wail warble wheeze "
+    "whimper whine whisper whistle witter whoop yammer yap yell yelp yodel blare gurgle hum neglect fail forego forgo "
+    "flub overleap manage omit seem appear prove try attempt intend expect mean plan propose think aim dream imagine "
+    "yen".split()
+)
+
+
+def _rough_lemma(word: str) -> set[str]:
+    w = word.lower()
+    out = {w}
+    for suffix, repl in (
+        ("ies", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ied", "y"),
+        ("ed", ""),
+        ("ed", "e"),
+        ("ing", ""),
+        ("ing", "e"),
+    ):
+        if w.endswith(suffix) and len(w) > len(suffix) + 1:
+            out.add(w[: -len(suffix)] + repl)
+    return out
+
+
+def _correct_wh_attachment(edges: list[list[object]], words: list[str], tags: list[str]) -> None:
+    """A WH word attached to a control verb moves to the embedded verb (never seen in captions)."""
+    snapshot = [list(e) for e in edges]
+    govs = sorted({e[1] for e in snapshot if e[0] == "xcomp"})  # type: ignore[type-var]
+    for root in govs:
+        assert isinstance(root, int)
+        kids = [e for e in snapshot if e[1] == root]
+        xcomps = [e for e in kids if e[0] == "xcomp"]
+        whs = [e for e in kids if e[0] in ("dep", "dobj")]
+        if not xcomps or not whs:
+            continue
+        embedded = xcomps[0][2]
+        wh_edge = whs[0]
+        wh = wh_edge[2]
+        assert isinstance(wh, int)
+        if not tags[wh - 1].startswith("W"):
+            continue
+        obj = any(e[0] in ("dobj", "iobj") for e in kids)
+        if obj or _rough_lemma(words[root - 1]) & _NP_V_S_INF:
+            live = next((e for e in edges if e[1] == root and e[2] == wh), None)
+            if live is not None:
+                edges.remove(live)
+                edges.append(["dobj", embedded, wh])
+
+
+def _correct_subj_pass(edges: list[list[object]]) -> None:
+    passive = {e[1] for e in edges if e[0] == "auxpass"}
+    for e in edges:
+        if e[1] in passive:
+            if e[0] == "nsubj":
+                e[0] = "nsubjpass"
+            elif e[0] == "csubj":
+                e[0] = "csubjpass"
+
+
+def _as_tree(tree: Tree | str) -> Tree:
+    if isinstance(tree, Tree):
+        return tree
+    if isinstance(tree, str):
+        return read_tree(tree)
+    raise TypeError(f"expected a Penn tree (Tree or str), not {type(tree).__name__}")
+
+
+def analyze(tree: Tree | str) -> Analysis:
+    """The basic dependencies of ``tree`` with its words and tags.
+
+    Raises:
+        TreeSyntaxError: ``tree`` is a malformed tree string.
+        ValueError: a constituent label the converter has no head rule for.
+    """
+    parsed = _as_tree(tree)
+    root, leaves = from_tree(parsed)
+    words = [leaf.word or "" for leaf in leaves]
+    tags = [leaf.tag for leaf in leaves]
+    root = transform(root)
+    find_heads(root)
+    _label_order(root)
+    arcs = _relate(root)
+    _attach_stranded(root, arcs)
+    edges: list[list[object]] = []
+    for gov, dep in arcs.order:
+        assert gov.head is not None and dep.head is not None
+        edges.append([_merge(arcs.labels[(gov, dep)]), gov.head.index, dep.head.index])
+    assert root.head is not None
+    root_index = root.head.index
+    _correct_wh_attachment(edges, words, tags)
+    _convert_prep(edges)
+    _correct_subj_pass(edges)
+    unique = {(str(e[0]), int(e[1]), int(e[2])) for e in edges}  # type: ignore[call-overload]
+    ordered = sorted(unique, key=lambda d: (d[2], d[1], d[0]))
+    return Analysis(tuple(words), tuple(tags), tuple(ordered), root_index)
+
+
+def basic(tree: Tree | str) -> list[Dependency]:
+    """CoreNLP 3.6.0's UD v1 basic dependencies of a Penn tree.
+
+    Args:
+        tree: the parser's tree, as a :class:`~.trees.Tree` or as ``Tree.toString()`` prints it.
+
+    Returns:
+        ``(relation, governor, dependent)`` triples with 1-based word positions, sorted by
+        dependent, governor and relation name, then ``("root", 0, i)`` for the root word.
+
+    Example:
+        >>> basic("(ROOT (NP (DT a) (NN dog)))")
+        [('det', 2, 1), ('root', 0, 2)]
+    """
+    analysis = analyze(tree)
+    return [*analysis.edges, ("root", 0, analysis.root)]
+
+
+_ = PARENT  # the hierarchy lives in relations.py; imported here for readers of _merge
