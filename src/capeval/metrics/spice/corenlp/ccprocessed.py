@@ -372,8 +372,7 @@ def _pp_conjunction_matches(view: Graph) -> Iterator[tuple[Word, Word, Word]]:
 def _expand_pp_conjunctions(g: Graph) -> None:
     if not len(g.roots):
         return
-    view = g.soft_copy()
-    for gov, cc, conjuncts in list(_grouped(_pp_conjunction_matches(view))):
+    for gov, cc, conjuncts in list(_grouped(_pp_conjunction_matches(g.view()))):
         head = g.parent(gov)
         if head is None:
             continue
@@ -414,8 +413,7 @@ def _prep_conjunction_matches(view: Graph) -> Iterator[tuple[Word, Word, Word]]:
 def _expand_prep_conjunctions(g: Graph) -> None:
     if not len(g.roots):
         return
-    view = g.soft_copy()
-    for gov, cc, conjuncts in list(_grouped(_prep_conjunction_matches(view))):
+    for gov, cc, conjuncts in list(_grouped(_prep_conjunction_matches(g.view()))):
         obj = g.parent(gov)
         if obj is None:
             continue
@@ -460,10 +458,8 @@ def _name_by_markers(g: Graph, gov: Word, mod: Word, markers: list[Word]) -> Non
 _CLAUSAL_OR_NOMINAL = ("nmod", "advcl", "acl")
 
 
-def _case_markers(g: Graph) -> None:
-    if not len(g.roots):
-        return
-    view = g.soft_copy()
+def _agent_matches(view: Graph) -> list[tuple[Word, Word]]:
+    found: list[tuple[Word, Word]] = []
     for gov in view.topological_order():
         outs = view.out_edges(gov)
         for e in outs:
@@ -472,56 +468,50 @@ def _case_markers(g: Graph) -> None:
             for c in view.out_edges(e.dep):
                 if c.rel != "case" or c.dep.word.lower() != "by":
                     continue
-                for aux in outs:
-                    if aux.rel == "auxpass":
-                        edge = g.edge(gov, e.dep)
-                        if edge is not None:
-                            edge.rel = "nmod:agent"
+                found += [(gov, e.dep) for aux in outs if aux.rel == "auxpass"]
+    return found
 
-    previous: list[Word] = []
 
-    def apply(gov: Word, mod: Word, markers: list[Word]) -> None:
-        nonlocal previous
-        markers = sorted(markers, key=Word.key)
-        if markers == previous:
-            return
-        _name_by_markers(g, gov, mod, markers)
-        previous = markers
-
-    view = g.soft_copy()
+def _marker_matches(view: Graph, mwe_parts: int) -> list[tuple[Word, Word, list[Word]]]:
+    """``gov >nmod|acl|advcl (mod >case (c1 [>mwe c2 [>mwe c3]]))`` matches, in matcher order."""
+    found: list[tuple[Word, Word, list[Word]]] = []
     for gov in view.topological_order():
         for e in view.out_edges(gov):
             if e.rel not in _CLAUSAL_OR_NOMINAL:
                 continue
             for c in view.out_edges(e.dep):
                 if c.rel != "case":
+                    continue
+                if mwe_parts == 0:
+                    found.append((gov, e.dep, [c.dep]))
                     continue
                 mwes = [m for m in view.out_edges(c.dep) if m.rel == "mwe"]
                 for m2 in mwes:
+                    if mwe_parts == 1:
+                        found.append((gov, e.dep, [c.dep, m2.dep]))
+                        continue
                     for m3 in mwes:
                         if m3.dep != m2.dep:
-                            apply(gov, e.dep, [c.dep, m2.dep, m3.dep])
+                            found.append((gov, e.dep, [c.dep, m2.dep, m3.dep]))
+    return found
 
-    view = g.soft_copy()
-    for gov in view.topological_order():
-        for e in view.out_edges(gov):
-            if e.rel not in _CLAUSAL_OR_NOMINAL:
-                continue
-            for c in view.out_edges(e.dep):
-                if c.rel != "case":
-                    continue
-                for m2 in view.out_edges(c.dep):
-                    if m2.rel == "mwe":
-                        apply(gov, e.dep, [c.dep, m2.dep])
 
-    view = g.soft_copy()
-    for gov in view.topological_order():
-        for e in view.out_edges(gov):
-            if e.rel not in _CLAUSAL_OR_NOMINAL:
+def _case_markers(g: Graph, rels: set[str]) -> None:
+    if not len(g.roots):
+        return
+    if "auxpass" in rels:
+        for gov, mod in _agent_matches(g.view()):
+            edge = g.edge(gov, mod)
+            if edge is not None:
+                edge.rel = "nmod:agent"
+    previous: list[Word] = []
+    for parts in (2, 1, 0) if "mwe" in rels else (0,):
+        for gov, mod, markers in _marker_matches(g.view(), parts):
+            markers = sorted(markers, key=Word.key)
+            if markers == previous:
                 continue
-            for c in view.out_edges(e.dep):
-                if c.rel == "case":
-                    apply(gov, e.dep, [c.dep])
+            _name_by_markers(g, gov, mod, markers)
+            previous = markers
 
 
 # --- step 4: conjunctions ------------------------------------------------------------------------------------
@@ -539,8 +529,7 @@ def _conjunction_matches(view: Graph) -> Iterator[tuple[Word, Word, Word]]:
 def _conjunctions(g: Graph) -> None:
     if not len(g.roots):
         return
-    view = g.soft_copy()
-    for gov, cc, conjuncts in list(_grouped(_conjunction_matches(view))):
+    for gov, cc, conjuncts in list(_grouped(_conjunction_matches(g.view()))):
         _name_conjuncts(g, gov, conjuncts, cc)
 
 
@@ -565,10 +554,7 @@ def _propagate(g: Graph) -> None:
             subject[edge.gov] = edge
         if edge.rel == "acl:relcl":
             relcl_heads.append(edge.gov)
-    view = g.soft_copy()
-    for edge in view.edges():
-        if not _is_named_conj(edge.rel):
-            continue
+    for edge in [e for e in g.edges() if _is_named_conj(e.rel)]:
         gov, dep = edge.gov, edge.dep
         into = incoming.get(gov)
         if into is not None:
@@ -597,16 +583,37 @@ def _propagate(g: Graph) -> None:
 
 # --- the whole collapse ---------------------------------------------------------------------------------------
 def collapse(analysis: Analysis, *, sentence_index: int = 0) -> Graph:
-    """The CC-processed graph of a basic analysis (see the module docstring for the steps)."""
+    """The CC-processed graph of a basic analysis (see the module docstring for the steps).
+
+    Steps that cannot apply (no multi-word preposition among the words, no coordination under
+    a case-marked phrase, ...) are skipped; a skipped step would have left the graph unchanged.
+    The basic graph already has its passive subjects corrected and no repeated edge, so the
+    converter's first clean-up step has nothing to do here either.
+    """
     g = _graph(analysis, sentence_index)
-    _correct_dependencies(g)
-    _multiword_prepositions(g)
-    _expand_pp_conjunctions(g)
-    _expand_prep_conjunctions(g)
-    _case_markers(g)
-    _conjunctions(g)
-    _propagate(g)
+    if _may_have_multiword(analysis.words):
+        _multiword_prepositions(g)
+    rels = {e.rel for e in g.edges()}
+    if "conj" in rels and "case" in rels:
+        if "cc" in rels:
+            _expand_pp_conjunctions(g)
+            _expand_prep_conjunctions(g)
+        rels = {e.rel for e in g.edges()}
+    _case_markers(g, rels)
+    if "cc" in rels and "conj" in rels:
+        _conjunctions(g)
+    if any(_is_named_conj(e.rel) for e in g.edges()):
+        _propagate(g)
     return g
+
+
+_FIRST_WORDS = frozenset(w.split("_")[0] for w in REGULAR_TWO_WORD + COMPLEX_TWO_WORD + THREE_WORD)
+_SECOND_WORDS = frozenset(w.split("_")[1] for w in REGULAR_TWO_WORD + COMPLEX_TWO_WORD + THREE_WORD)
+
+
+def _may_have_multiword(words: tuple[str, ...]) -> bool:
+    lower = [w.lower() for w in words]
+    return any(a in _FIRST_WORDS and b in _SECOND_WORDS for a, b in zip(lower, lower[1:], strict=False))
 
 
 def _listing(g: Graph) -> list[Dependency]:

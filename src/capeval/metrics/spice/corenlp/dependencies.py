@@ -59,7 +59,9 @@ def _merge(labels: list[str]) -> str:
 
 def _label_order(root: Node) -> None:
     for node in root.preorder():
-        for i, kid in enumerate(node.kids):
+        kids = node.kids
+        node.kidset = frozenset([k.label for k in kids])
+        for i, kid in enumerate(kids):
             kid.order = i
 
 
@@ -133,11 +135,7 @@ def _relate(root: Node) -> _Arcs:
         top = t.top
         assert top is not None
         for name, fn in relations_for(t.label):
-            seen: set[int] = set()
             for u in fn(t):
-                if id(u) in seen:
-                    continue
-                seen.add(id(u))
                 utop = u.top
                 assert utop is not None
                 if utop is top:

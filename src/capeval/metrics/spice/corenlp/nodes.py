@@ -47,9 +47,24 @@ class Node:
         head: the leaf that heads this node (set by :func:`.heads.find_heads`).
         hkid: the head child (set by :func:`.heads.find_heads`; None for leaves).
         top: the highest ancestor-or-self with the same head word.
+        order: this node's position among its parent's children (set once the tree is final).
+        kidset: the labels of the children (set once the tree is final).
     """
 
-    __slots__ = ("label", "kids", "parent", "word", "index", "tag", "head", "hkid", "bare_hkid", "top", "order")
+    __slots__ = (
+        "label",
+        "kids",
+        "parent",
+        "word",
+        "index",
+        "tag",
+        "head",
+        "hkid",
+        "bare_hkid",
+        "top",
+        "order",
+        "kidset",
+    )
 
     def __init__(self, label: str, kids: list[Node] | None = None) -> None:
         self.label = label
@@ -63,6 +78,7 @@ class Node:
         self.bare_hkid: Node | None = None
         self.top: Node | None = None
         self.order = 0
+        self.kidset: frozenset[str] = frozenset()
         if kids:
             self.set_kids(kids)
 

@@ -1,21 +1,24 @@
 """Typed relations between constituents: which child (or relative) of a node bears which relation.
 
-Each relation of CoreNLP 3.6.0's UD v1 English converter is a function from a constituent to
-the constituents that depend on it with that relation (the dependency itself links their head
-words). A relation only looks at constituents whose label passes its *source* test, and within
-that, at one or more structural configurations, written here as plain Python over the working
-tree (:mod:`.nodes`): labels, children, sisters to the left or right, the head child, words.
+Each relation of CoreNLP 3.6.0's UD v1 English converter is recognised by a handful of
+structural *configurations*. A configuration is a function from a constituent to the
+constituents that bear the relation to it (the dependency then links their head words),
+registered with :func:`_on` for the labels it applies to; a relation also only ever looks at
+constituents whose label passes its *source* test (:data:`SOURCES`). The configurations are
+plain Python over the working tree (:mod:`.nodes`): labels, children, sisters to the left or
+right, the head child, words. :func:`relations_for` gives, per label, the configurations to run.
 
-Conventions used in the configurations below:
+Conventions used in the configurations:
 
-* labels are compared exactly unless a comment says "starts with" or "basic category";
+* labels are compared exactly unless the code says "startswith" or uses the basic category;
 * words are compared exactly unless the set they are looked up in is lower-cased (then the
   word is lower-cased first);
 * "the head child" is the head finder's choice *without* the existential test (``bare``);
-* a relation returns every target of every configuration; duplicates are harmless.
+* ``kidset`` is the set of a node's children's labels, used to skip configurations early;
+* a configuration returns every target it finds; duplicates are harmless.
 
-:data:`RELATIONS` lists the relations in the order the converter applies them, which is also the
-order of names the label merge (:mod:`.dependencies`) uses for ties.
+:data:`RELATIONS` lists the relations in the converter's order; :data:`PARENT` is the hierarchy
+the label merge (:mod:`.dependencies`) uses when several relations claim one arc.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from .heads import bare_head_child as bare
 from .nodes import Node, basic_category
 from .transforms import COPULAR, PASSIVE_AUX
 
-__all__ = ["RELATIONS", "relations_for", "PARENT", "is_ancestor", "CLAUSE_RELATIONS"]
+__all__ = ["RELATIONS", "SOURCES", "relations_for", "PARENT", "is_ancestor", "CLAUSE_RELATIONS"]
 
 Targets = list[Node]
 
@@ -198,65 +201,113 @@ def _np_basic(label: str) -> bool:
     return label == "NP" or label.startswith("NP-")
 
 
-# --- relation functions -----------------------------------------------------------------------------------
-def aux(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab == "VP" and _kid_label(t, ("VP",)):
-        out += [k for k in kids if k.label in _AUX_TAGS or (k.label.startswith("VB"))]
-    if lab in ("SQ", "SINV"):
-        for k in kids:
-            if k.label.startswith(("VB", "MD", "AUX")) and any(r.label.startswith(("VP", "ADJP")) for r in _right(k)):
-                out.append(k)
-    if lab == "SINV":
-        for k in kids:
-            if (
-                k.label == "VP"
-                and any(v.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(v, BE_AUX) for v in k.kids)
-                and any(x.label == "VP" and _kid_label(x, ("VBG",)) for x in _left(k))
-            ):
-                out.append(k)
-    return out
+# --- the registry ---------------------------------------------------------------------------------------
+LabelTest = frozenset[str] | re.Pattern[str] | Callable[[str], bool]
+Pattern = Callable[[Node], Targets]
+_EMPTY: Targets = []
+_TABLE: list[tuple[str, LabelTest, Pattern]] = []
 
 
+def _on(relation: str, labels: LabelTest) -> Callable[[Pattern], Pattern]:
+    """Register a configuration of ``relation`` for constituents whose label passes ``labels``
+    (a set of labels, a regular expression that must match the whole label, or a predicate)."""
+
+    def register(fn: Pattern) -> Pattern:
+        _TABLE.append((relation, labels, fn))
+        return fn
+
+    return register
+
+
+def _passes(test: LabelTest, label: str) -> bool:
+    if isinstance(test, frozenset):
+        return label in test
+    if isinstance(test, re.Pattern):
+        return test.fullmatch(label) is not None
+    return bool(test(label))
+
+
+def _labels(*labels: str) -> frozenset[str]:
+    return frozenset(labels)
+
+
+def _basic_in(*cats: str) -> Callable[[str], bool]:
+    wanted = frozenset(cats)
+    return lambda label: basic_category(label) in wanted
+
+
+# --- aux, auxpass, cop ---------------------------------------------------------------------------------------
 _AUX_TAGS = frozenset({"MD", "AUX", "AUXG", "POS"})
+
+
+@_on("aux", _labels("VP"))
+def _aux_vp(t: Node) -> Targets:
+    if "VP" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label in _AUX_TAGS or k.label.startswith("VB")]
+
+
+@_on("aux", _labels("SQ", "SINV"))
+def _aux_sq(t: Node) -> Targets:
+    return [
+        k
+        for k in t.kids
+        if k.label.startswith(("VB", "MD", "AUX")) and any(r.label.startswith(("VP", "ADJP")) for r in _right(k))
+    ]
+
+
+@_on("aux", _labels("SINV"))
+def _aux_sinv(t: Node) -> Targets:
+    return [
+        k
+        for k in t.kids
+        if k.label == "VP"
+        and any(v.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(v, BE_AUX) for v in k.kids)
+        and any(x.label == "VP" and "VBG" in x.kidset for x in _left(k))
+    ]
 
 
 def _participle_phrase(x: Node) -> bool:
     """``VP|ADJP [ < VBN|VBD | < (VP|ADJP < VBN|VBD) < CC ]``."""
     if x.label not in ("VP", "ADJP"):
         return False
-    if _kid_label(x, ("VBN", "VBD")):
+    ks = x.kidset
+    if "VBN" in ks or "VBD" in ks:
         return True
-    return _kid_label(x, ("CC",)) and any(k.label in ("VP", "ADJP") and _kid_label(k, ("VBN", "VBD")) for k in x.kids)
+    return "CC" in ks and any(k.label in ("VP", "ADJP") and ("VBN" in k.kidset or "VBD" in k.kidset) for k in x.kids)
 
 
-def auxpass(t: Node) -> Targets:
+@_on("auxpass", _labels("VP"))
+def _auxpass_vp(t: Node) -> Targets:
+    if not any(_participle_phrase(k) for k in t.kids):
+        return _EMPTY
+    return [k for k in t.kids if k.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(k, PASSIVE_AUX)]
+
+
+@_on("auxpass", _labels("SQ", "SINV"))
+def _auxpass_sq(t: Node) -> Targets:
+    return [
+        k
+        for k in t.kids
+        if k.label.startswith(("VB", "AUX", "POS"))
+        and _kid_has_ci(k, BE_AUX)
+        and any(r.label == "VP" and ("VBD" in r.kidset or "VBN" in r.kidset) for r in _right(k))
+    ]
+
+
+@_on("auxpass", _labels("SINV"))
+def _auxpass_sinv(t: Node) -> Targets:
     out: Targets = []
-    lab = t.label
-    if lab == "VP" and any(_participle_phrase(k) for k in t.kids):
-        out += [k for k in t.kids if k.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(k, PASSIVE_AUX)]
-    if lab in ("SQ", "SINV"):
-        for k in t.kids:
-            if (
-                k.label.startswith(("VB", "AUX", "POS"))
-                and _kid_has_ci(k, BE_AUX)
-                and any(r.label == "VP" and _kid_label(r, ("VBD", "VBN")) for r in _right(k))
-            ):
-                out.append(k)
-    if lab == "SINV":
-        for k in t.kids:
-            if k.label != "VP" or not any(x.label == "VP" and _kid_label(x, ("VBD", "VBN")) for x in _left(k)):
-                continue
-            if any(v.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(v, BE_AUX) for v in k.kids):
-                out.append(k)
-            elif any(
-                v.label == "VP"
-                and any(w.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(w, BE_AUX) for w in v.kids)
-                for v in k.kids
-            ):
-                out.append(k)
+    for k in t.kids:
+        if k.label != "VP" or not any(x.label == "VP" and ("VBD" in x.kidset or "VBN" in x.kidset) for x in _left(k)):
+            continue
+        if any(v.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(v, BE_AUX) for v in k.kids):
+            out.append(k)
+        elif any(
+            v.label == "VP" and any(w.label.startswith(("VB", "AUX", "POS")) and _kid_has_ci(w, BE_AUX) for w in v.kids)
+            for v in k.kids
+        ):
+            out.append(k)
     return out
 
 
@@ -273,90 +324,67 @@ def _cop_complement(x: Node) -> bool:
 
 def _adjp_s(x: Node) -> bool:
     """``S <: (ADJP < JJ)``."""
-    return x.label == "S" and len(x.kids) == 1 and x.kids[0].label == "ADJP" and _kid_label(x.kids[0], ("JJ",))
+    return x.label == "S" and len(x.kids) == 1 and x.kids[0].label == "ADJP" and "JJ" in x.kids[0].kidset
 
 
-def cop(t: Node) -> Targets:
+@_on("cop", _labels("VP"))
+def _cop_vp(t: Node) -> Targets:
+    return [k for k in t.kids if _copular(k) and any(_cop_complement(r) or _adjp_s(r) for r in _right(k))]
+
+
+@_on("cop", _labels("SQ", "SINV"))
+def _cop_sq(t: Node) -> Targets:
     out: Targets = []
-    lab = t.label
-    if lab == "VP":
-        for k in t.kids:
-            if _copular(k) and any(_cop_complement(r) or _adjp_s(r) for r in _right(k)):
-                out.append(k)
-    elif lab in ("SQ", "SINV"):
-        for k in t.kids:
-            if not _copular(k):
-                continue
-            right = _right(k)
-            if any(r.label == "ADJP" and not _kid_label(r, ("VBN", "VBD")) for r in right):
-                out.append(k)
-            elif any(r.label == "NP" and any(q.label == "NP" for q in _right(r)) for r in right):
-                out.append(k)
-            elif any(_adjp_s(r) for r in right):
-                out.append(k)
-        if lab == "SINV":
-            head = bare(t)
-            if head.label == "NP":
-                for np in _right(head):
-                    if np.label != "NP":
-                        continue
-                    for vp in _right(np):
-                        if vp.label == "VP" and any(_copular(v) for v in vp.kids):
-                            out.append(vp)
-    elif lab == "SBARQ":
-        if any(k.label == "WHNP" and _kid_label(k, ("WP",)) for k in t.kids):
-            out += [k for k in t.kids if _copular(k)]
+    for k in t.kids:
+        if not _copular(k):
+            continue
+        right = _right(k)
+        if (
+            any(r.label == "ADJP" and not ("VBN" in r.kidset or "VBD" in r.kidset) for r in right)
+            or any(r.label == "NP" and any(q.label == "NP" for q in _right(r)) for r in right)
+            or any(_adjp_s(r) for r in right)
+        ):
+            out.append(k)
     return out
 
 
+@_on("cop", _labels("SBARQ"))
+def _cop_sbarq(t: Node) -> Targets:
+    if not any(k.label == "WHNP" and "WP" in k.kidset for k in t.kids):
+        return _EMPTY
+    return [k for k in t.kids if _copular(k)]
+
+
+@_on("cop", _labels("SINV"))
+def _cop_sinv(t: Node) -> Targets:
+    out: Targets = []
+    head = bare(t)
+    if head.label == "NP":
+        for np in _right(head):
+            if np.label != "NP":
+                continue
+            for vp in _right(np):
+                if vp.label == "VP" and any(_copular(v) for v in vp.kids):
+                    out.append(vp)
+    return out
+
+
+# --- conj, cc, punct ---------------------------------------------------------------------------------------
 _CONJ_NOT_TARGET = frozenset({"SBAR", "PRN", "``", "''", "-LRB-", "-RRB-", ",", ":", "."})
 _CONJ_NOT_TARGET2 = frozenset({"PRN", "``", "''", "-LRB-", "-RRB-", ",", ":", "."})
 _CLAUSE_CONJ_PARENTS = frozenset({"VP", "S", "SBAR", "SBARQ", "SINV", "SQ", "RRC"})
 _PHRASE_CONJ_PARENTS = frozenset(
-    {
-        "ADJP",
-        "JJP",
-        "PP",
-        "QP",
-        "NP",
-        "NP-TMP",
-        "NP-ADV",
-        "WHNP",
-        "WHNP-TMP",
-        "WHNP-ADV",
-        "ADVP",
-        "UCP",
-        "UCP-TMP",
-        "UCP-ADV",
-        "NX",
-        "NML",
-    }
-)
+    {"ADJP", "JJP", "PP", "QP", "NP", "NP-TMP", "NP-ADV", "WHNP", "WHNP-TMP", "WHNP-ADV", "ADVP", "UCP", "UCP-TMP",
+     "UCP-ADV", "NX", "NML"}
+)  # fmt: skip
 _PHRASE_CONJ_PARENTS2 = _PHRASE_CONJ_PARENTS - {"JJP", "QP"}
 _LIST_PARENTS = frozenset(
-    {
-        "VP",
-        "S",
-        "SBAR",
-        "SBARQ",
-        "SINV",
-        "ADJP",
-        "PP",
-        "QP",
-        "NP",
-        "NP-TMP",
-        "NP-ADV",
-        "WHNP",
-        "WHNP-TMP",
-        "WHNP-ADV",
-        "ADVP",
-        "UCP",
-        "UCP-TMP",
-        "UCP-ADV",
-        "NX",
-        "NML",
-    }
-)
+    {"VP", "S", "SBAR", "SBARQ", "SINV", "ADJP", "PP", "QP", "NP", "NP-TMP", "NP-ADV", "WHNP", "WHNP-TMP", "WHNP-ADV",
+     "ADVP", "UCP", "UCP-TMP", "UCP-ADV", "NX", "NML"}
+)  # fmt: skip
+_CC_CONJP = frozenset({"CC", "CONJP"})
+_BAD_LEFT_CLAUSE = ("``", "-LRB-", "PRN", "PP", "ADVP", "RB", "MWE")
+_BAD_LEFT_CLAUSE2 = ("``", "-LRB-", "PRN", "PP", "ADVP", "RB")
 
 
 def _conj_like(label: str) -> bool:
@@ -366,15 +394,11 @@ def _conj_like(label: str) -> bool:
 
 def _clause_cc(k: Node, bad_left: tuple[str, ...]) -> bool:
     """A CC/CONJP with some left sister not starting with any of ``bad_left``."""
-    return k.label in ("CC", "CONJP") and any(not s.label.startswith(bad_left) for s in _left(k))
-
-
-_BAD_LEFT_CLAUSE = ("``", "-LRB-", "PRN", "PP", "ADVP", "RB", "MWE")
-_BAD_LEFT_CLAUSE2 = ("``", "-LRB-", "PRN", "PP", "ADVP", "RB")
+    return k.label in _CC_CONJP and any(not s.label.startswith(bad_left) for s in _left(k))
 
 
 def _phrase_cc(k: Node) -> bool:
-    return k.label in ("CC", "CONJP") and any(s.label not in ("``", "-LRB-", "PRN") for s in _left(k))
+    return k.label in _CC_CONJP and any(s.label not in ("``", "-LRB-", "PRN") for s in _left(k))
 
 
 def _separator(label: str) -> bool:
@@ -382,88 +406,51 @@ def _separator(label: str) -> bool:
     return label.startswith(":") or label.endswith(",")
 
 
-def conj(t: Node) -> Targets:
+def _has_cc(t: Node) -> bool:
+    ks = t.kidset
+    return "CC" in ks or "CONJP" in ks
+
+
+@_on("conj", _CLAUSE_CONJ_PARENTS)
+def _conj_clause(t: Node) -> Targets:
+    if not _has_cc(t):
+        return _EMPTY
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab in _CLAUSE_CONJ_PARENTS:
-        for k in kids:
-            if _clause_cc(k, _BAD_LEFT_CLAUSE):
-                nxt = _next(k)
-                if nxt is not None and nxt.label not in _CONJ_NOT_TARGET:
-                    out.append(nxt)
-            if _clause_cc(k, _BAD_LEFT_CLAUSE2):
-                adv = _next(k)
-                if adv is not None and adv.label == "ADVP":
-                    nxt = _next(adv)
-                    if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
-                        out.append(nxt)
-    if lab == "SBAR":
-        for k in kids:
-            if k.label in ("CC", "CONJP") and any(basic_category(s.label) == "SBAR" for s in _left(k)):
-                nxt = _next(k)
-                if nxt is not None and basic_category(nxt.label) == "SBAR":
-                    out.append(nxt)
-    if lab in _CLAUSE_CONJ_PARENTS and lab != "RRC":
-        out += _conj_after_comma_in_clause(t)
-    if lab in _PHRASE_CONJ_PARENTS:
-        for k in kids:
-            if _phrase_cc(k):
-                nxt = _next(k)
+    for k in t.kids:
+        if _clause_cc(k, _BAD_LEFT_CLAUSE):
+            nxt = _next(k)
+            if nxt is not None and nxt.label not in _CONJ_NOT_TARGET:
+                out.append(nxt)
+        if _clause_cc(k, _BAD_LEFT_CLAUSE2):
+            adv = _next(k)
+            if adv is not None and adv.label == "ADVP":
+                nxt = _next(adv)
                 if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
                     out.append(nxt)
-            if _is_etc(k) or _is_fw_etc(k):
-                out.append(k)
-    if lab in _PHRASE_CONJ_PARENTS2:
-        for k in kids:
-            if _phrase_cc(k):
-                adv = _next(k)
-                if adv is not None and adv.label == "ADVP":
-                    nxt = _next(adv)
-                    if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
-                        out.append(nxt)
-        if any(_phrase_cc(k) or _is_etc(k) or _is_fw_etc(k) for k in kids):
-            for k in kids:
-                if k.label in _CONJ_NOT_TARGET2:
-                    nxt = _next(k)
-                    if nxt is not None and (_conj_like(nxt.label) or _is_etc(nxt)):
-                        out.append(nxt)
-    if lab in ("NX", "NML"):
-        if any(k.label in ("CC", "CONJP") and k.order > 0 for k in kids) or any(_is_etc(k) for k in kids):
-            for k in kids:
-                if k.label == ",":
-                    prev = _prev(k)
-                    if prev is not None and prev.label.startswith(("A", "N", "V", "PP", "PRP", "J", "W", "R", "S")):
-                        out.append(prev)
-    if lab in _LIST_PARENTS:
-        for k in kids:
-            if k.label != "CC":
-                continue
-            for c in _right(k):
-                if c.label in ("CC", "CONJP"):
-                    nxt = _next(c)
-                    if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
-                        out.append(nxt)
-        if kids and (_is_etc(kids[-1]) or _is_fw_etc(kids[-1])):
-            out.append(kids[-1])
-    if lab == "PCONJP":
-        for k in kids:
-            if k.label == "CC":
-                nxt = _next(k)
-                if nxt is not None and nxt.label in ("IN", "TO"):
-                    out.append(nxt)
-    for i in range(len(kids) - 2):
-        a, m, b = kids[i], kids[i + 1], kids[i + 2]
-        if "," in m.label and any("/" in c.label for c in m.kids) and b.label == a.label:
-            out.append(b)
     return out
 
 
+@_on("conj", _labels("SBAR"))
+def _conj_sbar(t: Node) -> Targets:
+    if not _has_cc(t):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label in _CC_CONJP and any(basic_category(s.label) == "SBAR" for s in _left(k)):
+            nxt = _next(k)
+            if nxt is not None and basic_category(nxt.label) == "SBAR":
+                out.append(nxt)
+    return out
+
+
+@_on("conj", _CLAUSE_CONJ_PARENTS - {"RRC"})
 def _conj_after_comma_in_clause(t: Node) -> Targets:
-    """The conjunct right after a comma/bracket in a coordinated clause (conj p3)."""
+    """The conjunct right after a comma/bracket in a coordinated clause."""
+    if not _has_cc(t):
+        return _EMPTY
     kids = t.kids
     if not any(_clause_cc(k, _BAD_LEFT_CLAUSE2) for k in kids):
-        return []
+        return _EMPTY
     head = bare(t)
     out: Targets = []
     for p in kids:
@@ -474,7 +461,7 @@ def _conj_after_comma_in_clause(t: Node) -> Targets:
             continue
         ok = False
         for c in _left(target):
-            if c.label in ("CC", "CONJP") and any(s is head for s in _left(c)):
+            if c.label in _CC_CONJP and any(s is head for s in _left(c)):
                 if not any(_separator(x.label) and x.order < target.order for x in _right(c)):
                     ok = True
                     break
@@ -495,7 +482,115 @@ def _conj_after_comma_in_clause(t: Node) -> Targets:
     return out
 
 
-def cc(t: Node) -> Targets:
+def _etc_in(t: Node) -> bool:
+    return "FW" in t.kidset or (("ADVP" in t.kidset or "NP" in t.kidset) and _has_etc_kid(t))
+
+
+@_on("conj", _PHRASE_CONJ_PARENTS)
+def _conj_phrase(t: Node) -> Targets:
+    cc = _has_cc(t)
+    etc = _etc_in(t)
+    if not cc and not etc:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if cc and _phrase_cc(k):
+            nxt = _next(k)
+            if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
+                out.append(nxt)
+        if etc and (_is_etc(k) or _is_fw_etc(k)):
+            out.append(k)
+    return out
+
+
+@_on("conj", _PHRASE_CONJ_PARENTS2)
+def _conj_phrase_adverb(t: Node) -> Targets:
+    cc = _has_cc(t)
+    etc = _etc_in(t)
+    if not cc and not etc:
+        return _EMPTY
+    kids = t.kids
+    out: Targets = []
+    if cc:
+        for k in kids:
+            if _phrase_cc(k):
+                adv = _next(k)
+                if adv is not None and adv.label == "ADVP":
+                    nxt = _next(adv)
+                    if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
+                        out.append(nxt)
+    if any(_phrase_cc(k) or _is_etc(k) or _is_fw_etc(k) for k in kids):
+        for k in kids:
+            if k.label in _CONJ_NOT_TARGET2:
+                nxt = _next(k)
+                if nxt is not None and (_conj_like(nxt.label) or _is_etc(nxt)):
+                    out.append(nxt)
+    return out
+
+
+@_on("conj", _labels("NX", "NML"))
+def _conj_nx(t: Node) -> Targets:
+    kids = t.kids
+    if not (any(k.label in _CC_CONJP and k.order > 0 for k in kids) or any(_is_etc(k) for k in kids)):
+        return _EMPTY
+    out: Targets = []
+    for k in kids:
+        if k.label == ",":
+            prev = _prev(k)
+            if prev is not None and prev.label.startswith(("A", "N", "V", "PP", "PRP", "J", "W", "R", "S")):
+                out.append(prev)
+    return out
+
+
+@_on("conj", _LIST_PARENTS)
+def _conj_preconjunct(t: Node) -> Targets:
+    kids = t.kids
+    out: Targets = []
+    if "CC" in t.kidset:
+        for k in kids:
+            if k.label != "CC":
+                continue
+            for c in _right(k):
+                if c.label in _CC_CONJP:
+                    nxt = _next(c)
+                    if nxt is not None and nxt.label not in _CONJ_NOT_TARGET2:
+                        out.append(nxt)
+    if kids and (_is_etc(kids[-1]) or _is_fw_etc(kids[-1])):
+        out.append(kids[-1])
+    return out
+
+
+@_on("conj", _labels("PCONJP"))
+def _conj_pconjp(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if k.label == "CC":
+            nxt = _next(k)
+            if nxt is not None and nxt.label in ("IN", "TO"):
+                out.append(nxt)
+    return out
+
+
+@_on("conj", lambda label: True)
+def _conj_slash(t: Node) -> Targets:
+    kids = t.kids
+    out: Targets = []
+    for i in range(len(kids) - 2):
+        a, m, b = kids[i], kids[i + 1], kids[i + 2]
+        if "," in m.label and b.label == a.label and any("/" in c.label for c in m.kids):
+            out.append(b)
+    return out
+
+
+_PRECONJ = frozenset({"either", "neither", "both"})
+_NOT = frozenset({"not"})
+_ONLY = frozenset({"only", "just", "merely"})
+
+
+@_on("cc", lambda label: True)
+def _cc(t: Node) -> Targets:
+    if not _has_cc(t):
+        return _EMPTY
     out: Targets = []
     for k in t.kids:
         if k.label == "CC":
@@ -514,9 +609,6 @@ def cc(t: Node) -> Targets:
     return out
 
 
-_PRECONJ = frozenset({"either", "neither", "both"})
-_NOT = frozenset({"not"})
-_ONLY = frozenset({"only", "just", "merely"})
 _PUNCT_LABELS = frozenset({".", ":", ",", "''", "``", "*", "-LRB-", "-RRB-", "HYPH"})
 
 
@@ -524,115 +616,87 @@ def _smiley(node: Node) -> bool:
     return any(_WESTERN_SMILEY.search(k.label) or _ASIAN_SMILEY.search(k.label) for k in node.kids)
 
 
-def punct(t: Node) -> Targets:
+@_on("punct", lambda label: True)
+def _punct(t: Node) -> Targets:
+    ks = t.kidset
+    if ks.isdisjoint(_PUNCT_LABELS) and "NFP" not in ks:
+        return _EMPTY
     return [k for k in t.kids if k.label in _PUNCT_LABELS or (k.label == "NFP" and not _smiley(k))]
 
 
-def nsubj(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
+# --- subjects ------------------------------------------------------------------------------------------------
+_NP_WHNP = frozenset({"NP", "WHNP"})
+
+
+@_on("nsubj", _labels("S"))
+def _nsubj_s(t: Node) -> Targets:
+    ks = t.kidset
+    if "NP" not in ks and "WHNP" not in ks:
+        return _EMPTY
     kids = t.kids
-    if lab == "S":
-        under_vp = t.parent is not None and t.parent.label == "VP"
+    out: Targets = []
+    under_vp = t.parent is not None and t.parent.label == "VP"
+    if "VP" in ks:
         for k in kids:
-            if k.label not in ("NP", "WHNP"):
+            if k.label not in _NP_WHNP:
                 continue
             verbs = [r for r in _right(k) if r.label == "VP"]
             if not verbs:
                 continue
-            if k.label in ("NP", "WHNP") and not _kid_label(k, ("EX",)) and not _time_headed(k):
-                if not under_vp or any(not _kid_label(v, ("TO",)) for v in verbs):
+            if "EX" not in k.kidset and not _time_headed(k):
+                if not under_vp or any("TO" not in v.kidset for v in verbs):
                     out.append(k)
             if k.label == "NP" and _time_headed(k) and not any(r.label == "NP" for r in _right(k)):
                 out.append(k)
-        if under_vp:
-            for k in kids:
-                nxt = _next(k)
-                if k.label == "NP" and nxt is not None and nxt.label in ("NP", "ADJP"):
-                    out.append(k)
-        if any(k.label == "NP" and _kid_label(k, ("EX",)) for k in kids):
-            for vp in _chain(t, lambda x: x == "VP"):
-                if vp.label == "VP":
-                    out += [np for np in vp.kids if np.label == "NP"]
-    if lab in ("SQ", "PRN"):
+    if under_vp:
         for k in kids:
-            if k.label == "NP" and not _kid_label(k, ("EX",)) and any(r.label == "VP" for r in _right(k)):
+            nxt = _next(k)
+            if k.label == "NP" and nxt is not None and nxt.label in ("NP", "ADJP"):
                 out.append(k)
-    if lab == "SQ":
-        for k in kids:
-            if k.label != "NP" or _kid_label(k, ("EX",)):
-                continue
-            prev = _prev(k)
-            no_vp_after = not any(r.label == "VP" for r in _right(k))
-            if prev is not None and _copular(prev) and no_vp_after:
-                out.append(k)
-            if (
-                prev is not None
-                and prev.label.startswith(("VB", "AUX"))
-                and no_vp_after
-                and not any(s.label in ("NP", "WHNP") for s in _left(t))
-            ):
-                out.append(k)
-            if prev is not None and prev.label == "RB" and no_vp_after:
-                pp = _prev(prev)
-                if pp is not None and pp.label.startswith(("VB", "AUX")):
-                    out.append(k)
-        for k in kids:
-            if k.label == "NP" and _kid_label(k, ("EX",)):
-                out += [r for r in _right(k) if r.label == "NP"]
-    if lab == "SBARQ":
-        out += _nsubj_sbarq(t)
-    if lab == "SINV":
-        for k in kids:
-            if k.label not in ("NP", "WHNP"):
-                continue
-            prev = _prev(k)
-            verbish = ("VP", "VBZ", "VBD", "VBP", "VB", "MD", "AUX")
-            if prev is not None and prev.label in verbish:
-                out.append(k)
-            elif (
-                prev is not None
-                and basic_category(prev.label) in ("RB", "ADVP")
-                and ((p2 := _prev(prev)) is not None and p2.label in verbish)
-            ):
-                out.append(k)
-            elif prev is None and not any(basic_category(s.label) == "NP" for s in t.kids if s is not k):
-                out.append(k)
-        for k in kids:
-            if k.label != "NP":
-                continue
-            for np in _right(k):
-                if np.label == "NP" and any(
-                    vp.label == "VP" and any(_copular(v) for v in vp.kids) for vp in _right(np)
-                ):
-                    out.append(np)
-    if lab == "SBAR":
-        for wh in kids:
-            if wh.label != "WHNP":
-                continue
-            if any(
-                s.label == "S"
-                and any(v.label == "VP" and not any(x.label == "NP" for x in _left(v)) for v in s.kids)
-                and not _kid_label(s, ("SBAR",))
-                for s in kids
-            ):
-                out.append(wh)
-            elif any(v.label == "VP" and not any(x.label == "NP" for x in _left(v)) for v in kids) and not _kid_label(
-                t, ("S",)
-            ):
-                out.append(wh)
-        if not _kid_label(t, ("WHNP",)) and any(
-            s.label == "S" and not any(np.label == "NP" and any(r.label == "VP" for r in _right(np)) for np in s.kids)
-            for s in kids
-        ):
-            vp = t.parent
-            if vp is not None and vp.label == "VP" and vp.parent is not None and vp.parent.label == "S":
-                wh = _prev(vp.parent)
-                if wh is not None and wh.label == "WHNP":
-                    out.append(wh)
+    if any(k.label == "NP" and "EX" in k.kidset for k in kids):
+        for vp in _chain(t, lambda x: x == "VP"):
+            if vp.label == "VP":
+                out += [np for np in vp.kids if np.label == "NP"]
     return out
 
 
+@_on("nsubj", _labels("SQ", "PRN"))
+def _nsubj_sq_prn(t: Node) -> Targets:
+    if "NP" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "NP" and "EX" not in k.kidset and any(r.label == "VP" for r in _right(k))]
+
+
+@_on("nsubj", _labels("SQ"))
+def _nsubj_sq(t: Node) -> Targets:
+    if "NP" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label != "NP" or "EX" in k.kidset:
+            continue
+        prev = _prev(k)
+        no_vp_after = not any(r.label == "VP" for r in _right(k))
+        if prev is not None and _copular(prev) and no_vp_after:
+            out.append(k)
+        if (
+            prev is not None
+            and prev.label.startswith(("VB", "AUX"))
+            and no_vp_after
+            and not any(s.label in _NP_WHNP for s in _left(t))
+        ):
+            out.append(k)
+        if prev is not None and prev.label == "RB" and no_vp_after:
+            pp = _prev(prev)
+            if pp is not None and pp.label.startswith(("VB", "AUX")):
+                out.append(k)
+    for k in t.kids:
+        if k.label == "NP" and "EX" in k.kidset:
+            out += [r for r in _right(k) if r.label == "NP"]
+    return out
+
+
+@_on("nsubj", _labels("SBARQ"))
 def _nsubj_sbarq(t: Node) -> Targets:
     out: Targets = []
     kids = t.kids
@@ -654,9 +718,9 @@ def _nsubj_sbarq(t: Node) -> Targets:
     ):
         out += whnps
     for sq in sqs:
-        if any(_copular(v) for v in sq.kids) and not _kid_label(sq, ("VP",)):
+        if any(_copular(v) for v in sq.kids) and "VP" not in sq.kidset:
             out.append(sq)
-    if any(_copular(k) for k in kids) and any(w.label == "WHNP" and _kid_label(w, ("WP",)) for w in kids):
+    if any(_copular(k) for k in kids) and any(w.label == "WHNP" and "WP" in w.kidset for w in kids):
         out += [k for k in kids if k.label == "NP"]
     for wh in whnps:
         for verb in _right(wh):
@@ -670,75 +734,142 @@ def _nsubj_sbarq(t: Node) -> Targets:
     if kids and kids[0].label == "WHNP":
         for sq in sqs:
             if any(_copular(v) for v in sq.kids) and (
-                any(np.label == "NP" and _kid_label(np, ("EX",)) for np in sq.kids) or _kid_label(sq, ("PP",))
+                any(np.label == "NP" and "EX" in np.kidset for np in sq.kids) or "PP" in sq.kidset
             ):
                 out.append(kids[0])
     return out
 
 
-def nsubjpass(t: Node) -> Targets:
+_SINV_VERBISH = frozenset({"VP", "VBZ", "VBD", "VBP", "VB", "MD", "AUX"})
+
+
+@_on("nsubj", _labels("SINV"))
+def _nsubj_sinv(t: Node) -> Targets:
+    kids = t.kids
+    out: Targets = []
+    for k in kids:
+        if k.label not in _NP_WHNP:
+            continue
+        prev = _prev(k)
+        if prev is not None and prev.label in _SINV_VERBISH:
+            out.append(k)
+        elif (
+            prev is not None
+            and basic_category(prev.label) in ("RB", "ADVP")
+            and (p2 := _prev(prev)) is not None
+            and p2.label in _SINV_VERBISH
+        ):
+            out.append(k)
+        elif prev is None and not any(basic_category(s.label) == "NP" for s in kids if s is not k):
+            out.append(k)
+    for k in kids:
+        if k.label != "NP":
+            continue
+        for np in _right(k):
+            if np.label == "NP" and any(vp.label == "VP" and any(_copular(v) for v in vp.kids) for vp in _right(np)):
+                out.append(np)
+    return out
+
+
+@_on("nsubj", _labels("SBAR"))
+def _nsubj_sbar(t: Node) -> Targets:
+    kids = t.kids
+    out: Targets = []
+    ks = t.kidset
+    if "WHNP" in ks:
+        for wh in kids:
+            if wh.label != "WHNP":
+                continue
+            if any(
+                s.label == "S"
+                and any(v.label == "VP" and not any(x.label == "NP" for x in _left(v)) for v in s.kids)
+                and "SBAR" not in s.kidset
+                for s in kids
+            ):
+                out.append(wh)
+            elif any(v.label == "VP" and not any(x.label == "NP" for x in _left(v)) for v in kids) and "S" not in ks:
+                out.append(wh)
+    elif any(
+        s.label == "S" and not any(np.label == "NP" and any(r.label == "VP" for r in _right(np)) for np in s.kids)
+        for s in kids
+    ):
+        vp = t.parent
+        if vp is not None and vp.label == "VP" and vp.parent is not None and vp.parent.label == "S":
+            wh = _prev(vp.parent)
+            if wh is not None and wh.label == "WHNP":
+                out.append(wh)
+    return out
+
+
+@_on("nsubjpass", _labels("S", "SQ"))
+def _nsubjpass(t: Node) -> Targets:
+    if "VP" not in t.kidset:
+        return _EMPTY
     kids = t.kids
     if not any(
         vp.label == "VP"
         and any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, PASSIVE_AUX) for v in vp.kids)
-        and any(x.label == "VP" and _kid_label(x, ("VBN", "VBD")) for x in vp.kids)
+        and any(x.label == "VP" and ("VBN" in x.kidset or "VBD" in x.kidset) for x in vp.kids)
         for vp in kids
     ):
-        return []
-    return [k for k in kids if k.label in ("WHNP", "NP") and not _kid_label(k, ("EX",))]
+        return _EMPTY
+    return [k for k in kids if k.label in ("WHNP", "NP") and "EX" not in k.kidset]
 
 
-def csubj(t: Node) -> Targets:
-    out: Targets = []
+def _clausal_subjects(t: Node) -> Iterable[Node]:
     for k in t.kids:
-        if k.label not in ("SBAR", "S"):
-            continue
-        nxt = _next(k)
-        if nxt is not None and nxt.label == ",":
-            continue
-        if any(vp.label == "VP" and not any(x.label == "NP" for x in _left(vp)) for vp in _right(k)):
-            out.append(k)
-    return out
+        if k.label in ("SBAR", "S"):
+            nxt = _next(k)
+            if nxt is None or nxt.label != ",":
+                yield k
+
+
+@_on("csubj", _labels("S"))
+def _csubj(t: Node) -> Targets:
+    ks = t.kidset
+    if "VP" not in ks or ("S" not in ks and "SBAR" not in ks):
+        return _EMPTY
+    return [
+        k
+        for k in _clausal_subjects(t)
+        if any(vp.label == "VP" and not any(x.label == "NP" for x in _left(vp)) for vp in _right(k))
+    ]
 
 
 def _passive_vp(vp: Node) -> bool:
     return any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, PASSIVE_AUX) for v in vp.kids)
 
 
-def csubjpass(t: Node) -> Targets:
+@_on("csubjpass", _labels("S"))
+def _csubjpass(t: Node) -> Targets:
+    ks = t.kidset
+    if "VP" not in ks or ("S" not in ks and "SBAR" not in ks):
+        return _EMPTY
     out: Targets = []
-    for k in t.kids:
-        if k.label not in ("SBAR", "S"):
-            continue
-        nxt = _next(k)
-        if nxt is not None and nxt.label == ",":
-            continue
+    for k in _clausal_subjects(t):
         for vp in _right(k):
             if vp.label != "VP" or any(x.label == "NP" for x in _left(vp)):
                 continue
-            if any(x.label == "VP" and _kid_label(x, ("VBN", "VBD")) for x in vp.kids) and _passive_vp(vp):
+            if any(x.label == "VP" and ("VBN" in x.kidset or "VBD" in x.kidset) for x in vp.kids) and _passive_vp(vp):
                 out.append(k)
                 break
-            found = False
-            for inner in _chain(vp, lambda x: x == "VP"):
-                if (
-                    inner.label == "VP"
-                    and _kid_label(inner, ("VBN", "VBD"))
-                    and inner.parent is not None
-                    and inner.parent.label == "VP"
-                    and _passive_vp(inner.parent)
-                ):
-                    found = True
-                    break
-            if found:
+            if any(
+                inner.label == "VP"
+                and ("VBN" in inner.kidset or "VBD" in inner.kidset)
+                and inner.parent is not None
+                and inner.parent.label == "VP"
+                and _passive_vp(inner.parent)
+                for inner in _chain(vp, lambda x: x == "VP")
+            ):
                 out.append(k)
                 break
     return out
 
 
+# --- objects -------------------------------------------------------------------------------------------------
 def _object_np(k: Node) -> bool:
     """``NP|WHNP [ [ !<# time !$+ NP ] | $+ NP-TMP | $+ (NP <# time) ]``."""
-    if k.label not in ("NP", "WHNP"):
+    if k.label not in _NP_WHNP:
         return False
     nxt = _next(k)
     if not _time_headed(k) and (nxt is None or nxt.label != "NP"):
@@ -748,6 +879,8 @@ def _object_np(k: Node) -> bool:
 
 def _no_colon_parenthetical(t: Node, target: Node) -> bool:
     """``<# (__ !$++ (NP $++ (/^[:]$/ $++ =target)))``."""
+    if ":" not in t.kidset:
+        return True
     head = bare(t)
     for np in _right(head):
         if np.label == "NP" and any(c.label == ":" and c.order < target.order for c in _right(np)):
@@ -755,86 +888,43 @@ def _no_colon_parenthetical(t: Node, target: Node) -> bool:
     return True
 
 
-def dobj(t: Node) -> Targets:
+def _to_vp(s: Node) -> bool:
+    """``S < (VP < TO)``."""
+    return any(v.label == "VP" and "TO" in v.kidset for v in s.kids)
+
+
+@_on("dobj", _labels("VP"))
+def _dobj_vp(t: Node) -> Targets:
+    ks = t.kidset
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab == "VP":
-        if not any(
-            k.label.startswith(("VB", "AUX")) and (_kid_has_ci(k, COPULAR) or _kid_has_ci(k, CLAUSAL)) for k in kids
-        ):
-            for k in kids:
-                if _object_np(k) and _no_colon_parenthetical(t, k):
-                    out.append(k)
-        for s in kids:
+    if ("NP" in ks or "WHNP" in ks) and not any(
+        k.label.startswith(("VB", "AUX")) and (_kid_has_ci(k, COPULAR) or _kid_has_ci(k, CLAUSAL)) for k in t.kids
+    ):
+        out += [k for k in t.kids if _object_np(k) and _no_colon_parenthetical(t, k)]
+    if "S" in ks:
+        for s in t.kids:
             if s.label == "S":
                 for np in s.kids:
-                    if np.label in ("NP", "WHNP") and any(
-                        v.label == "VP" and _kid_label(v, ("TO",)) for v in _right(np)
-                    ):
+                    if np.label in _NP_WHNP and any(v.label == "VP" and "TO" in v.kidset for v in _right(np)):
                         out.append(np)
-    elif lab == "SQ":
-        verbs = [k for k in kids if k.label.startswith("VB")]
-        if (
-            len(verbs) == 1
-            and not _kid_has_ci(verbs[0], COPULAR)
-            and any(s.label == "WHNP" for s in _left(t))
-            and not _kid_label(t, ("VP",))
-        ):
-            out += [k for k in kids if _object_np(k)]
-    elif lab == "SBARQ":
-        for wh in kids:
-            if wh.label != "WHNP" or _kid_label(wh, ("WRB",)) or _time_headed(wh):
-                continue
-            for vp in _chain(t, lambda x: x in ("SQ", "SINV", "S", "VP")):
-                if vp.label != "VP" or _kid_label(vp, ("NP", "TO")):
-                    continue
-                if any(
-                    s.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in s.kids) for s in vp.kids
-                ):
-                    continue
-                if any(
-                    _copular(v) and any(x.label == "VP" and _kid_label(x, ("VBN", "VBD")) for x in _right(v))
-                    for v in vp.kids
-                ):
-                    continue
-                if any(p.label == "PP" and len(p.kids) == 1 and p.kids[0].label in ("IN", "TO") for p in vp.kids):
-                    continue
-                if any(np.label == "NP" and not _kid_label(np, ("-NONE-",)) for np in _left(vp)):
-                    out.append(wh)
-                    break
-        out += _sbarq_wh_before_copula_adj(
-            t, lambda adj: not any(p.label == "PP" and not _kid_label(p, ("NP",)) for p in adj.kids)
-        )
-    elif lab == "SBAR":
-        for wh in kids:
-            if wh.label != "WHNP" or _kid_label(wh, ("WRB",)):
-                continue
-            for s in kids:
-                if s.label != "S" or not _kid_label(s, ("NP",)):
-                    continue
-                if any(
-                    vp.label == "VP"
-                    and not _kid_label(vp, ("SBAR",))
-                    and not _pp_ending_in(vp, ("IN", "TO"))
-                    and not any(
-                        x.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in x.kids)
-                        for x in vp.kids
-                    )
-                    for vp in s.kids
-                ):
-                    out.append(wh)
-                    break
     return out
 
 
-def _pp_ending_in(vp: Node, last: tuple[str, ...]) -> bool:
-    """``vp <+(VP) (PP <- last)``."""
-    return any(pp.label == "PP" and pp.kids and pp.kids[-1].label in last for pp in _chain(vp, lambda x: x == "VP"))
+@_on("dobj", _labels("SQ"))
+def _dobj_sq(t: Node) -> Targets:
+    verbs = [k for k in t.kids if k.label.startswith("VB")]
+    if (
+        len(verbs) == 1
+        and not _kid_has_ci(verbs[0], COPULAR)
+        and any(s.label == "WHNP" for s in _left(t))
+        and "VP" not in t.kidset
+    ):
+        return [k for k in t.kids if _object_np(k)]
+    return _EMPTY
 
 
 def _sbarq_wh_before_copula_adj(t: Node, adj_ok: Callable[[Node], bool]) -> Targets:
-    """``SBARQ < (WHNP=target $++ (copula $++ ADJP=adj) $++ (NP $++ =adj))`` with a test on adj."""
+    """``SBARQ < (WHNP=target $++ (copula $++ ADJP=adj $++ (NP $++ =adj)))`` with a test on adj."""
     out: Targets = []
     for wh in t.kids:
         if wh.label != "WHNP":
@@ -858,25 +948,85 @@ def _sbarq_wh_before_copula_adj(t: Node, adj_ok: Callable[[Node], bool]) -> Targ
     return out
 
 
-def iobj(t: Node) -> Targets:
+@_on("dobj", _labels("SBARQ"))
+def _dobj_sbarq(t: Node) -> Targets:
+    out: Targets = []
+    for wh in t.kids:
+        if wh.label != "WHNP" or "WRB" in wh.kidset or _time_headed(wh):
+            continue
+        for vp in _chain(t, lambda x: x in ("SQ", "SINV", "S", "VP")):
+            if vp.label != "VP" or "NP" in vp.kidset or "TO" in vp.kidset:
+                continue
+            if any(s.label == "S" and _to_vp(s) for s in vp.kids):
+                continue
+            if any(
+                _copular(v) and any(x.label == "VP" and ("VBN" in x.kidset or "VBD" in x.kidset) for x in _right(v))
+                for v in vp.kids
+            ):
+                continue
+            if any(p.label == "PP" and len(p.kids) == 1 and p.kids[0].label in ("IN", "TO") for p in vp.kids):
+                continue
+            if any(np.label == "NP" and "-NONE-" not in np.kidset for np in _left(vp)):
+                out.append(wh)
+                break
+    out += _sbarq_wh_before_copula_adj(
+        t, lambda adj: not any(p.label == "PP" and "NP" not in p.kidset for p in adj.kids)
+    )
+    return out
+
+
+def _pp_ending_in(vp: Node, last: tuple[str, ...]) -> bool:
+    """``vp <+(VP) (PP <- last)``."""
+    return any(pp.label == "PP" and pp.kids and pp.kids[-1].label in last for pp in _chain(vp, lambda x: x == "VP"))
+
+
+@_on("dobj", _labels("SBAR"))
+def _dobj_sbar(t: Node) -> Targets:
+    if "WHNP" not in t.kidset or "S" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for wh in t.kids:
+        if wh.label != "WHNP" or "WRB" in wh.kidset:
+            continue
+        for s in t.kids:
+            if s.label != "S" or "NP" not in s.kidset:
+                continue
+            if any(
+                vp.label == "VP"
+                and "SBAR" not in vp.kidset
+                and not _pp_ending_in(vp, ("IN", "TO"))
+                and not any(x.label == "S" and _to_vp(x) for x in vp.kids)
+                for vp in s.kids
+            ):
+                out.append(wh)
+                break
+    return out
+
+
+@_on("iobj", _labels("VP"))
+def _iobj(t: Node) -> Targets:
+    if "NP" not in t.kidset:
+        return _EMPTY
     out: Targets = []
     for k in t.kids:
         if k.label != "NP":
             continue
         nxt = _next(k)
         if (
-            not any("$" in c.label for c in k.kids)
-            and not _time_headed(k)
-            and nxt is not None
+            nxt is not None
             and nxt.label == "NP"
+            and not any("$" in c.label for c in k.kids)
+            and not _time_headed(k)
             and not _time_headed(nxt)
         ):
             out.append(k)
+        if "NP" not in k.kidset:
+            continue
         for a in k.kids:
             if a.label != "NP" or any("$" in c.label for c in a.kids):
                 continue
-            sisters = [s for s in a.parent.kids if s is not a] if a.parent is not None else []
-            if any(s.label in ("CC", "CONJP") or s.label == "," for s in sisters):
+            sisters = k.kids
+            if any(s is not a and (s.label in _CC_CONJP or s.label == ",") for s in sisters):
                 continue
             if any(s.label == ":" for s in _right(a)):
                 continue
@@ -894,6 +1044,7 @@ def iobj(t: Node) -> Targets:
     return out
 
 
+# --- nmod ------------------------------------------------------------------------------------------------------
 _NMOD_PARENTS = re.compile(r"(?:(?:WH)?(?:NP|ADJP|ADVP|NX|NML)(?:-TMP|-ADV)?|VP|NAC|SQ|FRAG|PRN|X|RRC)")
 _PP_LABELS = frozenset({"WHPP", "WHPP-TMP", "PP", "PP-TMP"})
 _PP_LABELS_ADV = frozenset({"WHPP", "WHPP-TMP", "WHPP-ADV", "PP", "PP-TMP", "PP-ADV"})
@@ -904,55 +1055,88 @@ def _nominal(label: str) -> bool:
     return basic_category(label) in ("NP", "WHNP", "NML")
 
 
-def nmod(t: Node) -> Targets:
+def _has_nominal_kid(k: Node) -> bool:
+    return any(_nominal(c.label) for c in k.kids)
+
+
+@_on("nmod", _NMOD_PARENTS)
+def _nmod_pp(t: Node) -> Targets:
+    ks = t.kidset
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if _NMOD_PARENTS.fullmatch(lab):
-        if not _last_is_etc(t):
-            for k in kids:
-                if k.label in _PP_LABELS and (
-                    any(_nominal(c.label) for c in k.kids)
-                    or any(c.label == "PP" and any(_nominal(g.label) for g in c.kids) for c in k.kids)
-                ):
-                    out.append(k)
-        for k in kids:
+    if not ks.isdisjoint(_PP_LABELS) and not _last_is_etc(t):
+        for k in t.kids:
+            if k.label in _PP_LABELS and (
+                _has_nominal_kid(k) or any(c.label == "PP" and _has_nominal_kid(c) for c in k.kids)
+            ):
+                out.append(k)
+    if "S" in ks:
+        for k in t.kids:
             if k.label == "S" and len(k.kids) == 1 and k.kids[0].label in _PP_LABELS:
                 out.append(k)
-    if lab in _PP_LABELS_ADV:
-        for k in kids:
-            if k.label in _PP_LABELS_ADV:
-                prev = _prev(k)
-                if prev is None or prev.label not in ("IN", "VBG", "VBN", "TO"):
-                    out.append(k)
-    if lab in ("S", "SINV") and _kid_label(t, ("VP", "S")):
-        out += [k for k in kids if k.label in ("PP", "PP-TMP") and not _kid_label(k, ("SBAR", "S"))]
-    if lab in ("SBAR", "SBARQ") and _kid_label(t, ("S", "SQ")):
-        out += [k for k in kids if k.label.startswith(("PP", "WHPP"))]
-    if basic_category(lab) == "NP":
-        for k in kids:
-            if basic_category(k.label) in ("UCP", "PRN") and k.kids and basic_category(bare(k).label) == "PP":
-                out.append(k)
-    if lab == "SBARQ":
-        out += _sbarq_wh_before_copula_adj(
-            t, lambda adj: any(p.label == "PP" and len(p.kids) == 1 and p.kids[0].label == "IN" for p in adj.kids)
-        )
-
-        def vp_with_bare_in(vp: Node) -> bool:
-            return vp.label == "VP" and any(
-                p.label == "PP" and len(p.kids) == 1 and p.kids[0].label == "IN" for p in vp.kids
-            )
-
-        for wh in kids:
-            if wh.label == "WHNP" and any(
-                vp_with_bare_in(r) or (r.label == "SQ" and any(vp_with_bare_in(v) for v in r.kids)) for r in _right(wh)
-            ):
-                out.append(wh)
     return out
 
 
-def _s_with_vp(s: Node, first_ok: Callable[[Node], bool] | None = None) -> bool:
-    return any(v.label == "VP" for v in s.kids)
+@_on("nmod", _PP_LABELS_ADV)
+def _nmod_pp_in_pp(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_PP_LABELS_ADV):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label in _PP_LABELS_ADV:
+            prev = _prev(k)
+            if prev is None or prev.label not in ("IN", "VBG", "VBN", "TO"):
+                out.append(k)
+    return out
+
+
+@_on("nmod", _labels("S", "SINV"))
+def _nmod_fronted(t: Node) -> Targets:
+    ks = t.kidset
+    if ("PP" not in ks and "PP-TMP" not in ks) or ("VP" not in ks and "S" not in ks):
+        return _EMPTY
+    return [k for k in t.kids if k.label in ("PP", "PP-TMP") and "SBAR" not in k.kidset and "S" not in k.kidset]
+
+
+@_on("nmod", _labels("SBAR", "SBARQ"))
+def _nmod_sbar(t: Node) -> Targets:
+    ks = t.kidset
+    if "S" not in ks and "SQ" not in ks:
+        return _EMPTY
+    return [k for k in t.kids if k.label.startswith(("PP", "WHPP"))]
+
+
+@_on("nmod", _basic_in("NP"))
+def _nmod_ucp(t: Node) -> Targets:
+    return [
+        k
+        for k in t.kids
+        if basic_category(k.label) in ("UCP", "PRN") and k.kids and basic_category(bare(k).label) == "PP"
+    ]
+
+
+def _bare_in_pp(p: Node) -> bool:
+    return p.label == "PP" and len(p.kids) == 1 and p.kids[0].label == "IN"
+
+
+@_on("nmod", _labels("SBARQ"))
+def _nmod_sbarq(t: Node) -> Targets:
+    out = _sbarq_wh_before_copula_adj(t, lambda adj: any(_bare_in_pp(p) for p in adj.kids))
+
+    def vp_with_bare_in(vp: Node) -> bool:
+        return vp.label == "VP" and any(_bare_in_pp(p) for p in vp.kids)
+
+    for wh in t.kids:
+        if wh.label == "WHNP" and any(
+            vp_with_bare_in(r) or (r.label == "SQ" and any(vp_with_bare_in(v) for v in r.kids)) for r in _right(wh)
+        ):
+            out.append(wh)
+    return out
+
+
+# --- ccomp -------------------------------------------------------------------------------------------------------
+_THAT_WHETHER = frozenset({"that", "whether"})
+_HOW = frozenset({"how"})
+_AS = frozenset({"as"})
 
 
 def _s_chain_vp(s: Node) -> bool:
@@ -963,9 +1147,6 @@ def _s_chain_vp(s: Node) -> bool:
 def _that_whether_first(sbar: Node) -> bool:
     first = sbar.kids[0] if sbar.kids else None
     return first is not None and first.label in ("IN", "DT") and _kid_has_ci(first, _THAT_WHETHER)
-
-
-_THAT_WHETHER = frozenset({"that", "whether"})
 
 
 def _in_or_whadvp_start(sbar: Node) -> bool:
@@ -990,12 +1171,7 @@ def _wh_sbar(sbar: Node) -> bool:
         break
     if not ok:
         return False
-    return not any(
-        s.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in s.kids) for s in sbar.kids
-    )
-
-
-_HOW = frozenset({"how"})
+    return not any(s.label == "S" and _to_vp(s) for s in sbar.kids)
 
 
 def _sbar_choices(target: Node) -> list[Node]:
@@ -1008,104 +1184,62 @@ def _sbar_choices(target: Node) -> list[Node]:
     return out
 
 
-def ccomp(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
+@_on("ccomp", _labels("VP"))
+def _ccomp_vp(t: Node) -> Targets:
     kids = t.kids
-    if lab == "VP":
-        has_obj_verb = any(v.label.startswith("V") and _kid_has_ci(v, CCOMP_OBJ_VERBS) for v in kids)
-        for s in kids:
+    out: Targets = []
+    has_obj_verb = any(v.label.startswith("V") and _kid_has_ci(v, CCOMP_OBJ_VERBS) for v in kids)
+    for s in kids:
+        lab = s.label
+        if lab == "S":
+            if not any(x.label == "NP" for x in _left(s)) and any(
+                v.label == "VP" and not (v.kids and v.kids[0].label in ("TO", "VBG", "VBN")) for v in s.kids
+            ):
+                out.append(s)
+        elif lab == "SBAR":
             no_np_left = not any(x.label == "NP" for x in _left(s))
+            if any(x.label == "S" and _s_chain_vp(x) for x in s.kids) and _that_whether_first(s):
+                out.append(s)
+            if not s.kidset.isdisjoint(_CC_CONJP) and any(
+                x.label == "SBAR" and any(y.label == "S" and _s_chain_vp(y) for y in x.kids) and _that_whether_first(x)
+                for x in s.kids
+            ):
+                out.append(s)
+            s_vp = any(x.label == "S" and "VP" in x.kidset for x in s.kids)
+            if s_vp and no_np_left and not _in_or_whadvp_start(s):
+                out.append(s)
+            if s_vp and has_obj_verb and not no_np_left and not _in_or_whadvp_start(s):
+                out.append(s)
             if (
-                s.label == "S"
+                s_vp
                 and no_np_left
-                and any(v.label == "VP" and not (v.kids and v.kids[0].label in ("TO", "VBG", "VBN")) for v in s.kids)
+                and s.kids
+                and s.kids[0].label == "WHADVP"
+                and any(w.label == "WRB" and _kid_has_ci(w, _HOW) for w in s.kids[0].kids)
             ):
                 out.append(s)
-            if s.label == "SBAR":
-                if any(x.label == "S" and _s_chain_vp(x) for x in s.kids) and _that_whether_first(s):
-                    out.append(s)
-                if _kid_label(s, ("CC", "CONJP")) and any(
-                    x.label == "SBAR"
-                    and any(y.label == "S" and _s_chain_vp(y) for y in x.kids)
-                    and _that_whether_first(x)
-                    for x in s.kids
-                ):
-                    out.append(s)
-                s_vp = any(x.label == "S" and _kid_label(x, ("VP",)) for x in s.kids)
-                if s_vp and no_np_left and not _in_or_whadvp_start(s):
-                    out.append(s)
-                if s_vp and has_obj_verb and not no_np_left and not _in_or_whadvp_start(s):
-                    out.append(s)
-                if (
-                    s_vp
-                    and no_np_left
-                    and s.kids
-                    and s.kids[0].label == "WHADVP"
-                    and any(w.label == "WRB" and _kid_has_ci(w, _HOW) for w in s.kids[0].kids)
-                ):
-                    out.append(s)
-            if basic_category(s.label) == "SBARQ":
-                out.append(s)
-        if any(v.label.startswith("VB") and _kid_has_ci(v, HAVE) for v in kids):
-            for s in kids:
-                if s.label == "S" and any(basic_category(x.label) == "NP" for x in s.kids) and _kid_label(s, ("VP",)):
-                    out.append(s)
-        if any(v.label.startswith("V") and _kid_has_ci(v, CCOMP_VERBS) for v in kids):
-            for s in kids:
-                if basic_category(s.label) != "SBAR":
-                    continue
-                if any(basic_category(x.label) in ("SBAR", "S") or x.label == ":" for x in _left(s)):
-                    continue
-                if not (has_obj_verb or not any(x.label == "NP" for x in _left(s))):
-                    continue
-                if any(_wh_sbar(c) for c in _sbar_choices(s)):
-                    out.append(s)
-    if basic_category(lab) in ("S", "SINV"):
-        out += _ccomp_quoted(t)
-    if lab == "ADVP":
+        if basic_category(lab) == "SBARQ":
+            out.append(s)
+    if "S" in t.kidset and any(v.label.startswith("VB") and _kid_has_ci(v, HAVE) for v in kids):
         for s in kids:
-            if s.label != "SBAR":
+            if s.label == "S" and any(basic_category(x.label) == "NP" for x in s.kids) and "VP" in s.kidset:
+                out.append(s)
+    if any(v.label.startswith("V") and _kid_has_ci(v, CCOMP_VERBS) for v in kids):
+        for s in kids:
+            if basic_category(s.label) != "SBAR":
                 continue
-            if _kid_label(s, ("WHNP",)):
-                out.append(s)
-            elif any(
-                i.label == "IN" and any(c.label.lower().startswith(("as", "that")) for c in i.kids) for i in s.kids
-            ) and any(
-                x.label == "S" and any(v.label == "VP" and not _kid_label(v, ("TO",)) for v in x.kids) for x in s.kids
-            ):
-                out.append(s)
-    if lab == "ADJP":
-        for s in kids:
-            if (
-                s.label == "SBAR"
-                and not any(i.label == "IN" and _kid_has(i, _AS) for i in s.kids)
-                and _kid_label(s, ("S",))
-            ):
-                out.append(s)
-    if lab == "S" and kids:
-        s = kids[0]
-        if s.label == "SBAR" and s.kids and s.kids[0].label == "IN" and _kid_has_ci(s.kids[0], _THAT_WHETHER):
-            nxt = _next(s)
-            if nxt is None or nxt.label != "VP":
-                out.append(s)
-    if basic_category(lab) == "NP" and _kid_label(t, ("JJ", "NN", "NNS")):
-        for s in kids:
-            if s.label != "SBAR":
+            if any(basic_category(x.label) in ("SBAR", "S") or x.label == ":" for x in _left(s)):
                 continue
-            infinitival = any(
-                x.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in x.kids) for x in s.kids
-            )
-            if not infinitival or not any(x.label in ("NP", "NN", "NNP", "NNS") for x in _left(s)):
+            if not (has_obj_verb or not any(x.label == "NP" for x in _left(s))):
+                continue
+            if any(_wh_sbar(c) for c in _sbar_choices(s)):
                 out.append(s)
     return out
 
 
-_AS = frozenset({"as"})
-
-
+@_on("ccomp", _basic_in("S", "SINV"))
 def _ccomp_quoted(t: Node) -> Targets:
-    """``"...", he said``: a clause followed by a comma/period/quote (ccomp p9)."""
+    """``"...", he said``: a clause followed by a comma/period/quote."""
     out: Targets = []
     kids = t.kids
     for s in kids:
@@ -1119,9 +1253,9 @@ def _ccomp_quoted(t: Node) -> Targets:
             continue
         if prev is not None and prev.label == ",":
             pp = _prev(prev)
-            if pp is not None and pp.label in ("CC", "CONJP"):
+            if pp is not None and pp.label in _CC_CONJP:
                 continue
-        if any(v.label == "VP" and _kid_label(v, ("TO", "VBG", "VBN")) for v in s.kids):
+        if any(v.label == "VP" and not v.kidset.isdisjoint(_TO_VBG_VBN) for v in s.kids):
             continue
         if any(
             v.label == "VP"
@@ -1150,12 +1284,72 @@ def _ccomp_quoted(t: Node) -> Targets:
     return out
 
 
+_TO_VBG_VBN = frozenset({"TO", "VBG", "VBN"})
+
+
+@_on("ccomp", _labels("ADVP"))
+def _ccomp_advp(t: Node) -> Targets:
+    if "SBAR" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for s in t.kids:
+        if s.label != "SBAR":
+            continue
+        if "WHNP" in s.kidset:
+            out.append(s)
+        elif any(
+            i.label == "IN" and any(c.label.lower().startswith(("as", "that")) for c in i.kids) for i in s.kids
+        ) and any(x.label == "S" and any(v.label == "VP" and "TO" not in v.kidset for v in x.kids) for x in s.kids):
+            out.append(s)
+    return out
+
+
+@_on("ccomp", _labels("ADJP"))
+def _ccomp_adjp(t: Node) -> Targets:
+    if "SBAR" not in t.kidset:
+        return _EMPTY
+    return [
+        s
+        for s in t.kids
+        if s.label == "SBAR" and not any(i.label == "IN" and _kid_has(i, _AS) for i in s.kids) and "S" in s.kidset
+    ]
+
+
+@_on("ccomp", _labels("S"))
+def _ccomp_s_that(t: Node) -> Targets:
+    kids = t.kids
+    if kids:
+        s = kids[0]
+        if s.label == "SBAR" and s.kids and s.kids[0].label == "IN" and _kid_has_ci(s.kids[0], _THAT_WHETHER):
+            nxt = _next(s)
+            if nxt is None or nxt.label != "VP":
+                return [s]
+    return _EMPTY
+
+
+@_on("ccomp", _basic_in("NP"))
+def _ccomp_np(t: Node) -> Targets:
+    ks = t.kidset
+    if "SBAR" not in ks or ("JJ" not in ks and "NN" not in ks and "NNS" not in ks):
+        return _EMPTY
+    out: Targets = []
+    for s in t.kids:
+        if s.label != "SBAR":
+            continue
+        infinitival = any(x.label == "S" and _to_vp(x) for x in s.kids)
+        if not infinitival or not any(x.label in ("NP", "NN", "NNP", "NNS") for x in _left(s)):
+            out.append(s)
+    return out
+
+
+# --- xcomp ---------------------------------------------------------------------------------------------------------
+_ORDER = frozenset({"order"})
+_BE = frozenset({"be"})
+
+
 def _not_after_order(s: Node) -> bool:
     prev = _prev(s)
     return not (prev is not None and prev.label == "NN" and _kid_has(prev, _ORDER))
-
-
-_ORDER = frozenset({"order"})
 
 
 def _adjp_jj_s(s: Node) -> bool:
@@ -1168,61 +1362,65 @@ def _adjp_jj_s(s: Node) -> bool:
     )
 
 
-def xcomp(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
+def _copula_before(t: Node) -> bool:
+    return any(v.label.startswith("VB") and _kid_has_ci(v, COPULAR) for v in _left(t))
+
+
+@_on("xcomp", _labels("VP"))
+def _xcomp_vp(t: Node) -> Targets:
     kids = t.kids
-    if lab == "VP":
+    ks = t.kidset
+    out: Targets = []
+    if "S" in ks:
         for s in kids:
-            if s.label == "S":
-                to_vp = any(v.label == "VP" and _kid_label(v, ("TO",)) for v in s.kids)
-                left = _left(s)
-                if (
-                    to_vp
-                    and _not_after_order(s)
-                    and (
-                        not any(x.label == "NP" for x in left)
-                        or any(x.label.startswith("V") and _kid_has_ci(x, XCOMP_VERBS) for x in left)
-                    )
-                ):
-                    out.append(s)
-                if _not_after_order(s) and any(
-                    np.label == "NP" and (n := _next(np)) is not None and n.label in ("NP", "ADJP") for np in s.kids
-                ):
-                    out.append(s)
-                if (
-                    _not_after_order(s)
-                    and len(s.kids) == 1
-                    and s.kids[0].label == "NP"
-                    and t.parent is not None
-                    and t.parent.label == "VP"
-                ):
-                    out.append(s)
-                if not _kid_label(s, ("VP",)):
-                    out.append(s)
-                if (
-                    any(v.label == "VP" and _kid_label(v, ("VBG",)) for v in s.kids)
-                    and not _kid_label(s, ("NP",))
-                    and not any(x.label == ":" or x.label == "VBG" for x in left)
-                ):
-                    prev = _prev(s)
-                    blocked = False
-                    if prev is not None and prev.label == ",":
-                        pp = _prev(prev)
-                        if pp is not None:
-                            b = basic_category(pp.label)
-                            if b in ("NP", "VP"):
-                                blocked = True
-                            elif b in ("PP", "ADVP") and any(basic_category(x.label) == "NP" for x in _left(pp)):
-                                blocked = True
-                    if not blocked:
-                        out.append(s)
-            if s.label == "SBAR" and any(
-                x.label == "S"
-                and _not_after_order(x)
-                and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in x.kids)
-                for x in s.kids
+            if s.label != "S":
+                continue
+            to_vp = _to_vp(s)
+            left = _left(s)
+            after_order = not _not_after_order(s)
+            if (
+                to_vp
+                and not after_order
+                and (
+                    not any(x.label == "NP" for x in left)
+                    or any(x.label.startswith("V") and _kid_has_ci(x, XCOMP_VERBS) for x in left)
+                )
             ):
+                out.append(s)
+            if not after_order and any(
+                np.label == "NP" and (n := _next(np)) is not None and n.label in ("NP", "ADJP") for np in s.kids
+            ):
+                out.append(s)
+            if (
+                not after_order
+                and len(s.kids) == 1
+                and s.kids[0].label == "NP"
+                and t.parent is not None
+                and t.parent.label == "VP"
+            ):
+                out.append(s)
+            if "VP" not in s.kidset:
+                out.append(s)
+            if (
+                any(v.label == "VP" and "VBG" in v.kidset for v in s.kids)
+                and "NP" not in s.kidset
+                and not any(x.label == ":" or x.label == "VBG" for x in left)
+            ):
+                prev = _prev(s)
+                blocked = False
+                if prev is not None and prev.label == ",":
+                    pp = _prev(prev)
+                    if pp is not None:
+                        b = basic_category(pp.label)
+                        if b in ("NP", "VP"):
+                            blocked = True
+                        elif b in ("PP", "ADVP") and any(basic_category(x.label) == "NP" for x in _left(pp)):
+                            blocked = True
+                if not blocked:
+                    out.append(s)
+    if "SBAR" in ks:
+        for s in kids:
+            if s.label == "SBAR" and any(x.label == "S" and _not_after_order(x) and _to_vp(x) for x in s.kids):
                 parent = t.parent
                 if not (
                     parent is not None
@@ -1230,142 +1428,171 @@ def xcomp(t: Node) -> Targets:
                     and any(v.label in ("VB", "AUX") and _kid_has(v, _BE) for v in parent.kids)
                 ):
                     out.append(s)
-        head = bare(t)
-        if head.label.startswith(("VB", "AUX")):
-            nxt = _next(head)
-            if nxt is not None and nxt.label == "VP" and _kid_label(nxt, ("VB", "VBG")):
-                out.append(nxt)
-        if any(v.label.startswith("VB") and _kid_has_ci(v, COPULAR) for v in _left(t)):
-            for v in kids:
-                if v.label.startswith("VB"):
-                    nxt = _next(v)
-                    if nxt is not None and _adjp_jj_s(nxt):
-                        out.append(nxt)
-        clausal_verb = any(v.label.startswith("VB") and _kid_has_ci(v, CLAUSAL) for v in kids)
-        if clausal_verb and any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, COPULAR) for v in _left(t)):
-            out += [np for np in kids if np.label == "NP"]
-        if any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, CLAUSAL) for v in kids):
-            out += [k for k in kids if _object_np(k) and _no_colon_parenthetical(t, k)]
-        head = bare(t)
-        if head.label.startswith(("VB", "AUX")) and _kid_has_ci(head, COPULAR):
-            sisters = t.parent.kids if t.parent is not None else []
-            if not any(s is not t and s.label == "NP" and _kid_label(s, ("EX",)) for s in sisters):
-                out += [np for np in kids if np.label == "NP"]
-        out += [a for a in kids if a.label == "ADJP"]
-        if not any(v.label.startswith("VB") and _kid_has_ci(v, COPULAR) for v in _left(t)):
-            for v in kids:
-                if not v.label.startswith("VB"):
-                    continue
-                if _kid_has_ci(v, CLAUSAL):
-                    out += [x for x in _right(v) if x.label == "VP"]
+    head = bare(t)
+    if head.label.startswith(("VB", "AUX")):
+        nxt = _next(head)
+        if nxt is not None and nxt.label == "VP" and ("VB" in nxt.kidset or "VBG" in nxt.kidset):
+            out.append(nxt)
+    copula_before = _copula_before(t) if t.parent is not None else False
+    if copula_before:
+        for v in kids:
+            if v.label.startswith("VB"):
                 nxt = _next(v)
                 if nxt is not None and _adjp_jj_s(nxt):
                     out.append(nxt)
-    if lab == "ADJP":
-        for s in kids:
-            if (
-                s.label == "S"
-                and s.kids
-                and s.kids[0].label == "VP"
-                and s.kids[0].kids
-                and s.kids[0].kids[0].label == "TO"
-            ):
-                out.append(s)
-    if lab == "SINV" and kids:
-        head = bare(t)
-        if head.label == "VP" and any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, COPULAR) for v in head.kids):
-            for np in _left(head):
-                if np.label == "NP":
-                    out += [x for x in _left(np) if x.label == "NP"]
-    return out
-
-
-_BE = frozenset({"be"})
-
-
-def mark(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab == "VP" and _kid_label(t, ("VP",)):
-        out += [k for k in kids if k.label == "TO"]
-    if lab in ("SBAR", "SBAR-TMP"):
-        for k in kids:
-            if k.label in ("IN", "DT", "MWE") and any(r.label in ("S", "FRAG") for r in _right(k)):
-                out.append(k)
-    if lab == "SBAR":
-        parent = t.parent
-        ok = any(x.label.startswith(("VB", "AUX")) for x in _left(t))
-        prev = _prev(t)
-        ok = ok or (prev is not None and prev.label in ("NP", "NN", "NNS"))
-        ok = ok or (parent is not None and parent.label in ("ADJP", "PP"))
-        if not ok and parent is not None and basic_category(parent.label) in ("NP", "UCP", "SBAR"):
-            ok = _kid_label(parent, ("CC", "CONJP")) and any(x.label.startswith(("VB", "AUX")) for x in _left(parent))
-        if ok:
-            out += [k for k in kids if k.label in ("IN", "DT") and _kid_has(k, _THAT_WHETHER)]
-    if lab in ("PP", "PP-TMP", "PP-ADV"):
-        for k in kids:
-            if k.label in ("IN", "TO", "MWE", "PCONJP", "VBN", "JJ"):
-                nxt = _next(k)
-                if nxt is not None and basic_category(nxt.label) in ("SBAR", "S"):
-                    out.append(k)
-    return out
-
-
-def rel(t: Node) -> Targets:
-    out: Targets = []
-    kids = t.kids
-    if t.label == "SBAR":
-        for wh in kids:
-            if wh.label != "WHNP" or _kid_label(wh, ("WRB",)):
+    clausal_verb = any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, CLAUSAL) for v in kids)
+    if clausal_verb:
+        if any(v.label.startswith("VB") and _kid_has_ci(v, CLAUSAL) for v in kids) and any(
+            v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, COPULAR) for v in _left(t)
+        ):
+            out += [np for np in kids if np.label == "NP"]
+        out += [k for k in kids if _object_np(k) and _no_colon_parenthetical(t, k)]
+    if head.label.startswith(("VB", "AUX")) and _kid_has_ci(head, COPULAR) and "NP" in ks:
+        sisters = t.parent.kids if t.parent is not None else []
+        if not any(s is not t and s.label == "NP" and "EX" in s.kidset for s in sisters):
+            out += [np for np in kids if np.label == "NP"]
+    if "ADJP" in ks:
+        out += [a for a in kids if a.label == "ADJP"]
+    if not copula_before:
+        for v in kids:
+            if not v.label.startswith("VB"):
                 continue
-            for s in kids:
-                if s.label != "S" or not _kid_label(s, ("NP",)):
-                    continue
-                if any(
-                    vp.label == "VP"
-                    and (
-                        _kid_label(vp, ("SBAR",))
-                        or _pp_ending_in(vp, ("IN", "TO"))
-                        or any(
-                            x.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in x.kids)
-                            for x in vp.kids
-                        )
-                    )
-                    for vp in s.kids
-                ):
-                    out.append(wh)
-                    break
-    elif t.label == "SBARQ":
-        for wh in kids:
-            if wh.label != "WHNP" or _kid_label(wh, ("WRB",)) or _time_headed(wh):
+            if _kid_has_ci(v, CLAUSAL):
+                out += [x for x in _right(v) if x.label == "VP"]
+            nxt = _next(v)
+            if nxt is not None and _adjp_jj_s(nxt):
+                out.append(nxt)
+    return out
+
+
+@_on("xcomp", _labels("ADJP"))
+def _xcomp_adjp(t: Node) -> Targets:
+    if "S" not in t.kidset:
+        return _EMPTY
+    return [
+        s
+        for s in t.kids
+        if s.label == "S" and s.kids and s.kids[0].label == "VP" and s.kids[0].kids and s.kids[0].kids[0].label == "TO"
+    ]
+
+
+@_on("xcomp", _labels("SINV"))
+def _xcomp_sinv(t: Node) -> Targets:
+    out: Targets = []
+    head = bare(t)
+    if head.label == "VP" and any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, COPULAR) for v in head.kids):
+        for np in _left(head):
+            if np.label == "NP":
+                out += [x for x in _left(np) if x.label == "NP"]
+    return out
+
+
+# --- mark, rel, expl -------------------------------------------------------------------------------------------
+@_on("mark", _labels("VP"))
+def _mark_to(t: Node) -> Targets:
+    if "TO" not in t.kidset or "VP" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "TO"]
+
+
+@_on("mark", _labels("SBAR", "SBAR-TMP"))
+def _mark_sbar(t: Node) -> Targets:
+    return [k for k in t.kids if k.label in ("IN", "DT", "MWE") and any(r.label in ("S", "FRAG") for r in _right(k))]
+
+
+@_on("mark", _labels("SBAR"))
+def _mark_that(t: Node) -> Targets:
+    if "IN" not in t.kidset and "DT" not in t.kidset:
+        return _EMPTY
+    parent = t.parent
+    ok = any(x.label.startswith(("VB", "AUX")) for x in _left(t))
+    prev = _prev(t)
+    ok = ok or (prev is not None and prev.label in ("NP", "NN", "NNS"))
+    ok = ok or (parent is not None and parent.label in ("ADJP", "PP"))
+    if not ok and parent is not None and basic_category(parent.label) in ("NP", "UCP", "SBAR"):
+        ok = not parent.kidset.isdisjoint(_CC_CONJP) and any(x.label.startswith(("VB", "AUX")) for x in _left(parent))
+    if not ok:
+        return _EMPTY
+    return [k for k in t.kids if k.label in ("IN", "DT") and _kid_has(k, _THAT_WHETHER)]
+
+
+_MARKERS = frozenset({"IN", "TO", "MWE", "PCONJP", "VBN", "JJ"})
+
+
+@_on("mark", _labels("PP", "PP-TMP", "PP-ADV"))
+def _mark_pp(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if k.label in _MARKERS:
+            nxt = _next(k)
+            if nxt is not None and basic_category(nxt.label) in ("SBAR", "S"):
+                out.append(k)
+    return out
+
+
+@_on("rel", _labels("SBAR"))
+def _rel_sbar(t: Node) -> Targets:
+    if "WHNP" not in t.kidset or "S" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for wh in t.kids:
+        if wh.label != "WHNP" or "WRB" in wh.kidset:
+            continue
+        for s in t.kids:
+            if s.label != "S" or "NP" not in s.kidset:
                 continue
             if any(
-                _copular(v) and not any(r.label == "VP" for r in _right(v))
-                for v in _chain(t, lambda x: x in ("SQ", "SINV"))
+                vp.label == "VP"
+                and (
+                    "SBAR" in vp.kidset
+                    or _pp_ending_in(vp, ("IN", "TO"))
+                    or any(x.label == "S" and _to_vp(x) for x in vp.kids)
+                )
+                for vp in s.kids
             ):
                 out.append(wh)
+                break
     return out
 
 
-def expl(t: Node) -> Targets:
+@_on("rel", _labels("SBARQ"))
+def _rel_sbarq(t: Node) -> Targets:
+    out: Targets = []
+    for wh in t.kids:
+        if wh.label != "WHNP" or "WRB" in wh.kidset or _time_headed(wh):
+            continue
+        if any(
+            _copular(v) and not any(r.label == "VP" for r in _right(v))
+            for v in _chain(t, lambda x: x in ("SQ", "SINV"))
+        ):
+            out.append(wh)
+    return out
+
+
+@_on("expl", _labels("S", "SQ", "SINV"))
+def _expl(t: Node) -> Targets:
+    if "NP" not in t.kidset:
+        return _EMPTY
     return [k for k in t.kids if k.label == "NP" and any(e.label == "EX" for e in _chain(k, lambda x: x == "NP"))]
 
 
+# --- advcl -------------------------------------------------------------------------------------------------------
+_THAN = frozenset({"than"})
+_SO_NOW = frozenset({"so", "now"})
+_THAT = frozenset({"that"})
+_NOW = frozenset({"now"})
+
+
 def _than_clause(sbar: Node, words: frozenset[str], marker_test: bool) -> bool:
-    """The shared body of the advcl p8 / acl:relcl p4 configurations."""
+    """The shared body of the comparative-clause configurations (advcl, acl:relcl)."""
     if marker_test:
         if not any(i.label in ("IN", "MWE") and _kid_has_ci(i, _THAN) for i in sbar.kids):
             return False
     elif any(i.label == "IN" and _kid_has_ci(i, words) for i in sbar.kids):
         return False
-    if _kid_label(sbar, ("WHPP", "WHNP", "WHADVP")):
+    if not sbar.kidset.isdisjoint(_WH_PHRASES):
         return False
-    if (
-        len(sbar.kids) == 1
-        and sbar.kids[0].label == "S"
-        and not any(v.label == "VP" and _kid_label(v, ("TO",)) for v in sbar.kids[0].kids)
-    ):
+    if len(sbar.kids) == 1 and sbar.kids[0].label == "S" and not _to_vp(sbar.kids[0]):
         return False
     last = ("IN", "TO", "MWE") if marker_test else ("IN", "TO")
     for s in sbar.kids:
@@ -1377,19 +1604,20 @@ def _than_clause(sbar: Node, words: frozenset[str], marker_test: bool) -> bool:
             for vp in _right(np):
                 if vp.label != "VP":
                     continue
-                if any(_copular(v) and (n := _next(v)) is not None and n.label != "VP" for v in vp.kids) or any(
-                    _copular(v) and _next(v) is None for v in vp.kids
-                ):
+                if any(_copular(v) and ((n := _next(v)) is None or n.label != "VP") for v in vp.kids):
                     continue
                 chain = list(_chain(vp, lambda x: x == "VP"))
                 if any(
-                    _copular(v) and (n := _next(v)) is not None and n.label == "VP" and _kid_label(n, ("VBN", "VBD"))
+                    _copular(v)
+                    and (n := _next(v)) is not None
+                    and n.label == "VP"
+                    and ("VBN" in n.kidset or "VBD" in n.kidset)
                     for v in chain
                 ):
                     continue
                 if any(x.label == "NP" for x in chain):
                     continue
-                if _kid_label(vp, ("SBAR",)):
+                if "SBAR" in vp.kidset:
                     continue
                 if any(p.label == "PP" and p.kids and p.kids[-1].label in last for p in chain):
                     continue
@@ -1397,7 +1625,7 @@ def _than_clause(sbar: Node, words: frozenset[str], marker_test: bool) -> bool:
     return False
 
 
-_THAN = frozenset({"than"})
+_WH_PHRASES = frozenset({"WHPP", "WHNP", "WHADVP"})
 
 
 def _not_that_marker(k: Node) -> bool:
@@ -1417,7 +1645,7 @@ def _first_marker(sbar: Node) -> bool:
 
 
 def _sbar_marked(x: Node) -> bool:
-    """The @SBAR shapes of advcl p0."""
+    """The marked-SBAR shapes of the adverbial clause under a VP."""
     if basic_category(x.label) != "SBAR":
         return False
     kids = x.kids
@@ -1443,11 +1671,6 @@ def _sbar_marked(x: Node) -> bool:
     )
 
 
-_SO_NOW = frozenset({"so", "now"})
-_THAT = frozenset({"that"})
-_NOW = frozenset({"now"})
-
-
 def _participle_vp(verb: Node) -> bool:
     """``[ <1 VBG|VBN | <2 (VBG|VBN $-- ADVP) ]``."""
     k = verb.kids
@@ -1456,22 +1679,21 @@ def _participle_vp(verb: Node) -> bool:
     return len(k) > 1 and k[1].label in ("VBG", "VBN") and k[0].label == "ADVP"
 
 
-_ADVCL_PCOMP_PARENTS = re.compile(r"(?:(?:WH)?(?:ADJP|ADVP)(?:-TMP|-ADV)?|VP|SQ|FRAG|PRN|X|RRC|S)")
-_NOT_PP_OR_IN = re.compile(r"^((?!(PP|IN)).)*$")
-_NOT_PP_CC_COMMA = re.compile(r"^((?!(PP|CC|CONJP|,)).)*$")
-
-
 def _preceded_by_coordination(k: Node) -> bool:
     """``$- (@CC|CONJP $- __)``."""
     prev = _prev(k)
     return prev is not None and basic_category(prev.label) in ("CC", "CONJP") and _prev(prev) is not None
 
 
-def advcl(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
+def _has_sbar(t: Node) -> bool:
+    return any(basic_category(k.label) == "SBAR" for k in t.kids)
+
+
+@_on("advcl", _labels("VP"))
+def _advcl_vp(t: Node) -> Targets:
     kids = t.kids
-    if lab == "VP":
+    out: Targets = []
+    if _has_sbar(t):
         for k in kids:
             if basic_category(k.label) == "SBAR" and (_sbar_marked(k) or any(_sbar_marked(c) for c in k.kids)):
                 out.append(k)
@@ -1489,322 +1711,450 @@ def advcl(t: Node) -> Targets:
                 continue
             if any(_wh_sbar(c) for c in _sbar_choices(k)):
                 out.append(k)
-        for s in kids:
-            if basic_category(s.label) == "S" and any(v.label == "VP" and _participle_vp(v) for v in s.kids):
-                prev = _prev(s)
-                if prev is not None and prev.label == ",":
-                    pp = _prev(prev)
-                    if pp is not None:
-                        b = basic_category(pp.label)
-                        if b in ("NP", "VP") or (
-                            b in ("PP", "ADVP") and any(basic_category(x.label) == "NP" for x in _left(pp))
-                        ):
-                            out.append(s)
-            if s.label == "S" and any(v.label == "VP" and _kid_label(v, ("VBG",)) for v in s.kids):
-                for ing in _left(s):
-                    if ing.label == "VBG" and not any(c.label == ":" and c.order > ing.order for c in _left(s)):
-                        out.append(s)
-                        break
-            if (
-                s.label == "S"
-                and any(x.label == "NP" for x in _left(s))
-                and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in s.kids)
-                and not any(x.label.startswith("V") and _kid_has_ci(x, XCOMP_VERBS) for x in _left(s))
-            ):
-                out.append(s)
-    if lab in ("S", "SQ", "SINV"):
-        for k in kids:
-            if k.label not in ("SBAR", "SBAR-TMP") or not _first_marker(k):
-                continue
-            nxt = _next(k)
-            if not any(not x.label.startswith(("CC", "CONJP", "``", ",", "INTJ", "PP")) for x in _left(k)) and (
-                nxt is None or nxt.label != "VP"
-            ):
-                out.append(k)
-            if (
-                (nxt is None or basic_category(nxt.label) != "VP")
-                and nxt is not None
-                and nxt.label == ","
-                and any(basic_category(x.label) == "NP" for x in _right(k))
-            ):
-                out.append(k)
-    if lab == "SBARQ":
-        for k in kids:
-            if k.label in ("SBAR", "SBAR-TMP", "SBAR-ADV") and _first_marker(k):
-                nxt = _next(k)
-                if (
-                    nxt is not None
-                    and nxt.label == ","
-                    and any(basic_category(x.label) in ("SQ", "S", "SBARQ") for x in _right(k))
-                ):
-                    out.append(k)
-        if any(k.label == "WHNP" for k in kids):
-            for s in kids:
-                if s.label == "S" and any(v.label == "VP" and v.kids and v.kids[0].label == "TO" for v in s.kids):
-                    out.append(s)
-    if lab in ("S", "SQ"):
-        for k in kids:
-            if basic_category(k.label) != "SBAR":
-                continue
-            if any(_wh_sbar(c) and not any(x.label == ":" for x in _left(c)) for c in _sbar_choices(k)):
-                out.append(k)
-    if basic_category(lab) == "S":
-        for k in kids:
-            if basic_category(k.label) == "SBAR":
-                right = _right(k)
-                if any(basic_category(x.label) == "NP" for x in right) and any(
-                    basic_category(x.label) == "VP" for x in right
-                ):
-                    out.append(k)
-            if basic_category(k.label) == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in k.kids):
-                nxt = _next(k)
-                if nxt is not None and nxt.label == "," and any(basic_category(x.label) == "NP" for x in _right(nxt)):
-                    out.append(k)
-    if lab == "NP":
-        for np in kids:
-            if np.label != "NP":
-                continue
-            for sbar in _right(np):
-                if sbar.label == "SBAR" and _than_clause(sbar, _THAN, True):
-                    if not any(c.label == "CC" and c.order > np.order and c.order < sbar.order for c in _right(np)):
-                        out.append(sbar)
-    if lab == "ADVP" and _kid_label(t, ("ADVP",)):
-        out += [k for k in kids if k.label == "SBAR"]
-    if lab in ("S", "SINV"):
-        for s in kids:
-            if s.label != "S":
-                continue
-            verbs = [v for v in s.kids if v.label == "VP"]
-            verbs += [v.kids[0] for v in s.kids if v.label == "VP" and v.kids and v.kids[0].label == "VP"]
-            if not any(_participle_vp(v) for v in verbs):
-                continue
-            prev, nxt = _prev(s), _next(s)
-            ok = False
+    for s in kids:
+        if basic_category(s.label) != "S":
+            continue
+        if any(v.label == "VP" and _participle_vp(v) for v in s.kids):
+            prev = _prev(s)
             if prev is not None and prev.label == ",":
                 pp = _prev(prev)
-                if pp is not None and (
-                    basic_category(pp.label) == "NP"
-                    or (
-                        basic_category(pp.label) == "PP"
-                        and any(basic_category(x.label) == "NP" for x in pp.parent.kids if x is not pp)
-                    )
-                ):
-                    ok = True
-            if not ok and nxt is not None and nxt.label == ",":
-                n2 = _next(nxt)
-                if n2 is not None and basic_category(n2.label) == "NP":
-                    ok = True
-            if ok:
-                out.append(s)
-    if _ADVCL_PCOMP_PARENTS.fullmatch(lab) and not _last_is_etc(t):
-        for k in kids:
-            if k.label not in _PP_LABELS:
-                continue
-            if any(_nominal(c.label) for c in k.kids):
-                continue
-            if _preceded_by_coordination(k):
-                continue
-            if len(k.kids) == 1 and k.kids[0].label in ("IN", "TO"):
-                continue
-            if any(basic_category(c.label) in ("CC", "CONJP") for c in k.kids):
-                continue
-            if any(_NOT_PP_OR_IN.match(c.label) for c in k.kids):
-                out.append(k)
-    if lab in ("VP", "ADJP"):
-        if any(
-            basic_category(p.label) == "PP"
-            and any(basic_category(c.label) in ("SBAR", "S") for c in p.kids)
-            and any(r.label in ("CONJP", "CC") for r in _right(p))
-            for p in kids
-        ):
-            out += [k for k in kids if k.label in ("PP", "PP-TMP", "PP-ADV")]
-    return out
-
-
-def tmod(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab in ("VP", "ADJP", "RRC"):
-        for k in kids:
-            if k.label == "NP-TMP":
-                out.append(k)
-            elif k.label == "VP" and k.kids and bare(k).label == "NP-TMP":
-                sisters = [s for s in t.kids if s is not k]
-                if not any(s.label.startswith(",") or "CC" in s.label or s.label.endswith("CONJP") for s in sisters):
-                    out.append(k)
-            if k.label == "NP" and _time_headed(k):
-                nxt = _next(k)
-                if not (nxt is not None and nxt.label.startswith("JJ") and _kid_has(nxt, _OLD)):
-                    out.append(k)
-    if basic_category(lab) == "PP":
-        for k in kids:
-            if k.label not in ("IN", "TO", "VBG", "FW"):
-                continue
-            for np in _right(k):
-                if basic_category(np.label) != "NP":
-                    continue
-                nxt = _next(np)
-                if nxt is not None and (nxt.label == "NP-TMP" or (nxt.label == "NP" and _time_headed(nxt))):
-                    out.append(nxt)
-    if lab == "S":
-        for k in kids:
-            if (
-                k.label == "NP-TMP"
-                and any(r.label == "VP" for r in _right(k))
-                and any(s.label == "NP" for s in kids if s is not k)
-            ):
-                out.append(k)
-            if (
-                k.label == "NP"
-                and _time_headed(k)
-                and any(np.label == "NP" and any(v.label == "VP" for v in _right(np)) for np in _right(k))
-            ):
-                out.append(k)
-    if lab == "SBAR":
-        parent = t.parent
+                if pp is not None:
+                    b = basic_category(pp.label)
+                    if b in ("NP", "VP") or (
+                        b in ("PP", "ADVP") and any(basic_category(x.label) == "NP" for x in _left(pp))
+                    ):
+                        out.append(s)
+        if s.label != "S":
+            continue
+        if any(v.label == "VP" and "VBG" in v.kidset for v in s.kids):
+            for ing in _left(s):
+                if ing.label == "VBG" and not any(c.label == ":" and c.order > ing.order for c in _left(s)):
+                    out.append(s)
+                    break
         if (
-            parent is not None
-            and parent.label == "NP"
-            and not any(x.label == "CC" for x in _left(t))
-            and any(x.label == "NP" for x in _left(t))
-            and any(
-                basic_category(w.label) == "WHADVP" and any(r.label == "WRB" and _kid_has(r, _WHEN) for r in w.kids)
-                for w in kids
-            )
-            and any(
-                s.label == "S"
-                and any(
-                    np.label == "NP"
-                    and (vp := _next(np)) is not None
-                    and vp.label == "VP"
-                    and not any(_copular(v) and (n := _next(v)) is not None and n.label != "VP" for v in vp.kids)
-                    and not any(_copular(v) and _next(v) is None for v in vp.kids)
-                    for np in s.kids
-                )
-                for s in kids
-            )
+            any(x.label == "NP" for x in _left(s))
+            and _to_vp(s)
+            and not any(x.label.startswith("V") and _kid_has_ci(x, XCOMP_VERBS) for x in _left(s))
         ):
-            out.append(parent)
-    if lab == "SBARQ" and any(s.label == "SQ" and any(basic_category(x.label) == "NP" for x in s.kids) for s in kids):
-        out += [w for w in kids if basic_category(w.label) == "WHNP" and _time_headed(w)]
-    if lab == "NP":
-        out += [k for k in kids if k.label == "NP-TMP"]
+            out.append(s)
     return out
 
 
+@_on("advcl", _labels("S", "SQ", "SINV"))
+def _advcl_fronted_sbar(t: Node) -> Targets:
+    ks = t.kidset
+    if "SBAR" not in ks and "SBAR-TMP" not in ks:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label not in ("SBAR", "SBAR-TMP") or not _first_marker(k):
+            continue
+        nxt = _next(k)
+        if not any(not x.label.startswith(("CC", "CONJP", "``", ",", "INTJ", "PP")) for x in _left(k)) and (
+            nxt is None or nxt.label != "VP"
+        ):
+            out.append(k)
+        if (
+            nxt is not None
+            and nxt.label == ","
+            and basic_category(nxt.label) != "VP"
+            and any(basic_category(x.label) == "NP" for x in _right(k))
+        ):
+            out.append(k)
+    return out
+
+
+@_on("advcl", _labels("SBARQ"))
+def _advcl_sbarq(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if k.label in ("SBAR", "SBAR-TMP", "SBAR-ADV") and _first_marker(k):
+            nxt = _next(k)
+            if (
+                nxt is not None
+                and nxt.label == ","
+                and any(basic_category(x.label) in ("SQ", "S", "SBARQ") for x in _right(k))
+            ):
+                out.append(k)
+    if "WHNP" in t.kidset:
+        for s in t.kids:
+            if s.label == "S" and any(v.label == "VP" and v.kids and v.kids[0].label == "TO" for v in s.kids):
+                out.append(s)
+    return out
+
+
+@_on("advcl", _labels("S", "SQ"))
+def _advcl_wh(t: Node) -> Targets:
+    if not _has_sbar(t):
+        return _EMPTY
+    return [
+        k
+        for k in t.kids
+        if basic_category(k.label) == "SBAR"
+        and any(_wh_sbar(c) and not any(x.label == ":" for x in _left(c)) for c in _sbar_choices(k))
+    ]
+
+
+@_on("advcl", _basic_in("S"))
+def _advcl_before_subject(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        b = basic_category(k.label)
+        if b == "SBAR":
+            right = _right(k)
+            if any(basic_category(x.label) == "NP" for x in right) and any(
+                basic_category(x.label) == "VP" for x in right
+            ):
+                out.append(k)
+        elif b == "S" and _to_vp(k):
+            nxt = _next(k)
+            if nxt is not None and nxt.label == "," and any(basic_category(x.label) == "NP" for x in _right(nxt)):
+                out.append(k)
+    return out
+
+
+@_on("advcl", _labels("NP"))
+def _advcl_than(t: Node) -> Targets:
+    if "SBAR" not in t.kidset or "NP" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for np in t.kids:
+        if np.label != "NP":
+            continue
+        for sbar in _right(np):
+            if sbar.label == "SBAR" and _than_clause(sbar, _THAN, True):
+                if not any(c.label == "CC" and np.order < c.order < sbar.order for c in t.kids):
+                    out.append(sbar)
+    return out
+
+
+@_on("advcl", _labels("ADVP"))
+def _advcl_advp(t: Node) -> Targets:
+    if "ADVP" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "SBAR"]
+
+
+@_on("advcl", _labels("S", "SINV"))
+def _advcl_participle(t: Node) -> Targets:
+    if "S" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for s in t.kids:
+        if s.label != "S":
+            continue
+        verbs = [v for v in s.kids if v.label == "VP"]
+        verbs += [v.kids[0] for v in s.kids if v.label == "VP" and v.kids and v.kids[0].label == "VP"]
+        if not any(_participle_vp(v) for v in verbs):
+            continue
+        prev, nxt = _prev(s), _next(s)
+        ok = False
+        if prev is not None and prev.label == ",":
+            pp = _prev(prev)
+            if pp is not None and (
+                basic_category(pp.label) == "NP"
+                or (
+                    basic_category(pp.label) == "PP"
+                    and any(basic_category(x.label) == "NP" for x in t.kids if x is not pp)
+                )
+            ):
+                ok = True
+        if not ok and nxt is not None and nxt.label == ",":
+            n2 = _next(nxt)
+            if n2 is not None and basic_category(n2.label) == "NP":
+                ok = True
+        if ok:
+            out.append(s)
+    return out
+
+
+_ADVCL_PCOMP_PARENTS = re.compile(r"(?:(?:WH)?(?:ADJP|ADVP)(?:-TMP|-ADV)?|VP|SQ|FRAG|PRN|X|RRC|S)")
+_NOT_PP_OR_IN = re.compile(r"^((?!(PP|IN)).)*$")
+_NOT_PP_CC_COMMA = re.compile(r"^((?!(PP|CC|CONJP|,)).)*$")
+
+
+@_on("advcl", _ADVCL_PCOMP_PARENTS)
+def _advcl_pcomp(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_PP_LABELS) or _last_is_etc(t):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label not in _PP_LABELS:
+            continue
+        if _has_nominal_kid(k) or _preceded_by_coordination(k):
+            continue
+        if len(k.kids) == 1 and k.kids[0].label in ("IN", "TO"):
+            continue
+        if any(basic_category(c.label) in ("CC", "CONJP") for c in k.kids):
+            continue
+        if any(_NOT_PP_OR_IN.match(c.label) for c in k.kids):
+            out.append(k)
+    return out
+
+
+@_on("advcl", _labels("VP", "ADJP"))
+def _advcl_coordinated_pp(t: Node) -> Targets:
+    if "PP" not in t.kidset:
+        return _EMPTY
+    if any(
+        basic_category(p.label) == "PP"
+        and any(basic_category(c.label) in ("SBAR", "S") for c in p.kids)
+        and any(r.label in _CC_CONJP for r in _right(p))
+        for p in t.kids
+    ):
+        return [k for k in t.kids if k.label in ("PP", "PP-TMP", "PP-ADV")]
+    return _EMPTY
+
+
+# --- nmod:tmod -----------------------------------------------------------------------------------------------------
 _OLD = frozenset({"old"})
 _WHEN = frozenset({"when"})
 
 
-def relcl(t: Node) -> Targets:
+@_on("nmod:tmod", _labels("VP", "ADJP", "RRC"))
+def _tmod_vp(t: Node) -> Targets:
     out: Targets = []
-    lab = t.label
-    parent = t.parent
-    if parent is not None:
-        pb = basic_category(parent.label)
-        if basic_category(lab) in ("NP", "WHNP", "NML") and pb in ("NP", "WHNP"):
-            if not any(_nominal(x.label) for x in _left(t)) and not any(_is_etc(x) or _is_fw_etc(x) for x in _right(t)):
-                for sbar in _right(t):
-                    if sbar.label != "SBAR":
-                        continue
-                    if any(c.label in ("CC", "CONJP") and c.order < sbar.order for c in _right(t)):
-                        continue
-                    wh = any(w.label in ("WHPP", "WHNP") for w in _chain(sbar, lambda x: x == "SBAR"))
-                    bare_s = (
-                        len(sbar.kids) == 1
-                        and sbar.kids[0].label == "S"
-                        and not any(v.label == "VP" and _kid_label(v, ("TO",)) for v in sbar.kids[0].kids)
-                    )
-                    if wh or bare_s:
-                        out.append(sbar)
-        if lab in ("NP", "NML") and basic_category(parent.label) == "NP":
-            if not any(x.label in ("NP", "NML") for x in _left(t)) and not any(
-                _is_etc(x) or _is_fw_etc(x) for x in _right(t)
+    for k in t.kids:
+        lab = k.label
+        if lab == "NP-TMP":
+            out.append(k)
+        elif lab == "VP" and k.kids and bare(k).label == "NP-TMP":
+            if not any(
+                s is not k and (s.label.startswith(",") or "CC" in s.label or s.label.endswith("CONJP")) for s in t.kids
             ):
-                for sbar in _right(t):
-                    if sbar.label == "SBAR" and any(
-                        w.label == "WHADVP"
-                        and any(
-                            r.label == "WRB"
-                            and any(c.label.lower().startswith(("where", "why", "when")) for c in r.kids)
-                            for r in w.kids
-                        )
-                        for w in sbar.kids
-                    ):
-                        out.append(sbar)
-    b = basic_category(lab)
-    if b in ("NP", "WHNP") and t.kids and bare(t).label in ("NP", "WHNP", "NML", "DT", "S"):
-        out += [k for k in t.kids if k.label == "RRC"]
-    if b == "ADVP" and any(
+                out.append(k)
+        if lab == "NP" and _time_headed(k):
+            nxt = _next(k)
+            if not (nxt is not None and nxt.label.startswith("JJ") and _kid_has(nxt, _OLD)):
+                out.append(k)
+    return out
+
+
+@_on("nmod:tmod", _basic_in("PP"))
+def _tmod_pp(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if k.label not in ("IN", "TO", "VBG", "FW"):
+            continue
+        for np in _right(k):
+            if basic_category(np.label) != "NP":
+                continue
+            nxt = _next(np)
+            if nxt is not None and (nxt.label == "NP-TMP" or (nxt.label == "NP" and _time_headed(nxt))):
+                out.append(nxt)
+    return out
+
+
+@_on("nmod:tmod", _labels("S"))
+def _tmod_s(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if (
+            k.label == "NP-TMP"
+            and any(r.label == "VP" for r in _right(k))
+            and any(s.label == "NP" for s in t.kids if s is not k)
+        ):
+            out.append(k)
+        if (
+            k.label == "NP"
+            and _time_headed(k)
+            and any(np.label == "NP" and any(v.label == "VP" for v in _right(np)) for np in _right(k))
+        ):
+            out.append(k)
+    return out
+
+
+@_on("nmod:tmod", _labels("SBAR"))
+def _tmod_when(t: Node) -> Targets:
+    parent = t.parent
+    if (
+        parent is not None
+        and parent.label == "NP"
+        and not any(x.label == "CC" for x in _left(t))
+        and any(x.label == "NP" for x in _left(t))
+        and any(
+            basic_category(w.label) == "WHADVP" and any(r.label == "WRB" and _kid_has(r, _WHEN) for r in w.kids)
+            for w in t.kids
+        )
+        and any(
+            s.label == "S"
+            and any(
+                np.label == "NP"
+                and (vp := _next(np)) is not None
+                and vp.label == "VP"
+                and not any(_copular(v) and ((n := _next(v)) is None or n.label != "VP") for v in vp.kids)
+                for np in s.kids
+            )
+            for s in t.kids
+        )
+    ):
+        return [parent]
+    return _EMPTY
+
+
+@_on("nmod:tmod", _labels("SBARQ"))
+def _tmod_sbarq(t: Node) -> Targets:
+    if any(s.label == "SQ" and any(basic_category(x.label) == "NP" for x in s.kids) for s in t.kids):
+        return [w for w in t.kids if basic_category(w.label) == "WHNP" and _time_headed(w)]
+    return _EMPTY
+
+
+@_on("nmod:tmod", _labels("NP"))
+def _tmod_np(t: Node) -> Targets:
+    if "NP-TMP" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "NP-TMP"]
+
+
+# --- acl:relcl -----------------------------------------------------------------------------------------------------
+_THAN_THAT_WHETHER = frozenset({"than", "that", "whether"})
+
+
+@_on("acl:relcl", _basic_in("NP", "WHNP", "NML"))
+def _relcl_inner(t: Node) -> Targets:
+    parent = t.parent
+    if parent is None or basic_category(parent.label) not in ("NP", "WHNP") or "SBAR" not in parent.kidset:
+        return _EMPTY
+    if any(_nominal(x.label) for x in _left(t)) or any(_is_etc(x) or _is_fw_etc(x) for x in _right(t)):
+        return _EMPTY
+    out: Targets = []
+    for sbar in _right(t):
+        if sbar.label != "SBAR":
+            continue
+        if any(c.label in _CC_CONJP and c.order < sbar.order for c in _right(t)):
+            continue
+        wh = any(w.label in ("WHPP", "WHNP") for w in _chain(sbar, lambda x: x == "SBAR"))
+        bare_s = len(sbar.kids) == 1 and sbar.kids[0].label == "S" and not _to_vp(sbar.kids[0])
+        if wh or bare_s:
+            out.append(sbar)
+    return out
+
+
+def _where_why_when(sbar: Node) -> bool:
+    return any(
+        w.label == "WHADVP"
+        and any(
+            r.label == "WRB" and any(c.label.lower().startswith(("where", "why", "when")) for c in r.kids)
+            for r in w.kids
+        )
+        for w in sbar.kids
+    )
+
+
+@_on("acl:relcl", _labels("NP", "NML"))
+def _relcl_where(t: Node) -> Targets:
+    parent = t.parent
+    if parent is None or basic_category(parent.label) != "NP" or "SBAR" not in parent.kidset:
+        return _EMPTY
+    if any(x.label in ("NP", "NML") for x in _left(t)) or any(_is_etc(x) or _is_fw_etc(x) for x in _right(t)):
+        return _EMPTY
+    return [s for s in _right(t) if s.label == "SBAR" and _where_why_when(s)]
+
+
+@_on("acl:relcl", _basic_in("NP", "WHNP"))
+def _relcl_rrc(t: Node) -> Targets:
+    if "RRC" not in t.kidset or bare(t).label not in ("NP", "WHNP", "NML", "DT", "S"):
+        return _EMPTY
+    return [k for k in t.kids if k.label == "RRC"]
+
+
+@_on("acl:relcl", _basic_in("ADVP"))
+def _relcl_advp(t: Node) -> Targets:
+    if any(
         basic_category(a.label) == "ADVP"
         and any(r.label == "RB" and any(c.label.endswith("where") for c in r.kids) for r in a.kids)
         for a in t.kids
     ):
-        out += [k for k in t.kids if basic_category(k.label) == "SBAR"]
-    if lab == "NP":
-        for np in t.kids:
-            if np.label != "NP":
-                continue
-            for sbar in _right(np):
-                if sbar.label == "SBAR" and _than_clause(sbar, _THAN_THAT_WHETHER, False):
-                    if not any(c.label == "CC" and c.order < sbar.order for c in _right(np)):
-                        out.append(sbar)
+        return [k for k in t.kids if basic_category(k.label) == "SBAR"]
+    return _EMPTY
+
+
+@_on("acl:relcl", _labels("NP"))
+def _relcl_no_relativizer(t: Node) -> Targets:
+    if "SBAR" not in t.kidset or "NP" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for np in t.kids:
+        if np.label != "NP":
+            continue
+        for sbar in _right(np):
+            if sbar.label == "SBAR" and _than_clause(sbar, _THAN_THAT_WHETHER, False):
+                if not any(c.label == "CC" and np.order < c.order < sbar.order for c in t.kids):
+                    out.append(sbar)
     return out
 
 
-_THAN_THAT_WHETHER = frozenset({"than", "that", "whether"})
+# --- nummod, amod, compound ----------------------------------------------------------------------------------------
 _NOMINAL_EXACT = re.compile(r"(?:WH)?(?:NP|NX|NML)(?:-TMP|-ADV)?")
 
 
-def nummod(t: Node) -> Targets:
+@_on("nummod", _NOMINAL_EXACT)
+def _nummod(t: Node) -> Targets:
+    ks = t.kidset
     out: Targets = []
-    lab = t.label
-    if _NOMINAL_EXACT.fullmatch(lab):
+    if "CD" in ks or "QP" in ks:
         for k in t.kids:
             if k.label in ("CD", "QP"):
                 prev = _prev(k)
                 if prev is None or prev.label != "CC":
                     out.append(k)
-            if k.label == "ADJP" and len(k.kids) == 1 and k.kids[0].label == "QP" and not _kid_label(k.kids[0], ("$",)):
+    if "ADJP" in ks:
+        for k in t.kids:
+            if k.label == "ADJP" and len(k.kids) == 1 and k.kids[0].label == "QP" and "$" not in k.kids[0].kidset:
                 out.append(k)
-    if lab == "QP" and _kid_label(t, ("$",)):
-        out += [k for k in t.kids if k.label == "QP"]
     return out
 
 
-_AMOD_PARENTS = frozenset({"NP", "NP-TMP", "NP-ADV", "NX", "NML", "NAC", "WHNP", "INTJ"})
+@_on("nummod", _labels("QP"))
+def _nummod_money(t: Node) -> Targets:
+    if "$" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "QP"]
+
+
 _AMOD_TARGETS = frozenset({"ADJP", "WHADJP", "JJ", "JJR", "JJS", "JJP", "VBN", "VBG", "VBD", "IN"})
 
 
-def amod(t: Node) -> Targets:
+@_on("amod", _labels("NP", "NP-TMP", "NP-ADV", "NX", "NML", "NAC", "WHNP", "INTJ"))
+def _amod(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_AMOD_TARGETS):
+        return _EMPTY
     out: Targets = []
-    lab = t.label
-    if lab in _AMOD_PARENTS:
-        for k in t.kids:
-            if k.label not in _AMOD_TARGETS:
-                continue
-            if any(q.label == "QP" and not _kid_label(q, ("$",)) for q in k.kids):
-                continue
+    for k in t.kids:
+        if k.label not in _AMOD_TARGETS:
+            continue
+        if "QP" in k.kidset and any(q.label == "QP" and "$" not in q.kidset for q in k.kids):
+            continue
+        prev = _prev(k)
+        if prev is not None and prev.label == "CC":
+            continue
+        out.append(k)
+    return out
+
+
+@_on("amod", _labels("ADJP"))
+def _amod_adjp(t: Node) -> Targets:
+    if not t.kidset.isdisjoint(_CC_CONJP):
+        return _EMPTY
+    adjs = [k for k in t.kids if k.label in ("JJ", "NNP")]
+    return adjs if len(adjs) > 1 else _EMPTY
+
+
+@_on("amod", _labels("WHNP", "WHNP-TMP", "WHNP-ADV", "NP", "NP-TMP", "NP-ADV"))
+def _amod_age(t: Node) -> Targets:
+    if "," not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label == "NP" and len(k.kids) == 1 and k.kids[0].label == "CD":
             prev = _prev(k)
-            if prev is not None and prev.label == "CC":
-                continue
-            out.append(k)
-    if lab == "ADJP" and not _kid_label(t, ("CC", "CONJP")):
-        adjs = [k for k in t.kids if k.label in ("JJ", "NNP")]
-        if len(adjs) > 1:
-            out += adjs
-    if lab in ("WHNP", "WHNP-TMP", "WHNP-ADV", "NP", "NP-TMP", "NP-ADV"):
-        for k in t.kids:
-            if k.label == "NP" and len(k.kids) == 1 and k.kids[0].label == "CD":
-                prev = _prev(k)
-                if (
-                    prev is not None
-                    and prev.label == ","
-                    and any(x.label.startswith(("NP", "WHNP")) for x in _left(k))
-                    and not any(s.label in ("CC", "CONJP") for s in t.kids if s is not k)
-                ):
-                    out.append(k)
+            if (
+                prev is not None
+                and prev.label == ","
+                and any(x.label.startswith(("NP", "WHNP")) for x in _left(k))
+                and not any(s is not k and s.label in _CC_CONJP for s in t.kids)
+            ):
+                out.append(k)
     return out
 
 
@@ -1812,6 +2162,8 @@ _COMPOUND_PARENTS = re.compile(r"(?:WH)?(?:NP|NX|NAC|NML)(?:-TMP|-ADV)?")
 _COMPOUND_TARGETS = frozenset({"NP", "NML", "NN", "NNS", "NNP", "NNPS", "FW", "AFX"})
 _COMPOUND_SISTERS = frozenset({"NN", "NNS", "NNP", "NNPS", "FW", "CD"})
 _NOUNS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+_APOS_S = frozenset({"'s"})
+_ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
 
 
 def _ends_possessive(node: Node) -> bool:
@@ -1822,79 +2174,99 @@ def _ends_possessive(node: Node) -> bool:
     return False
 
 
-_APOS_S = frozenset({"'s"})
-
-
-def compound(t: Node) -> Targets:
+@_on("compound", _COMPOUND_PARENTS)
+def _compound(t: Node) -> Targets:
+    ks = t.kidset
+    if ks.isdisjoint(_COMPOUND_SISTERS) or ks.isdisjoint(_COMPOUND_TARGETS):
+        return _EMPTY
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if _COMPOUND_PARENTS.fullmatch(lab):
-        for k in kids:
-            if k.label not in _COMPOUND_TARGETS:
-                continue
-            first_sister = next((r for r in _right(k) if r.label in _COMPOUND_SISTERS), None)
-            if first_sister is None or _ends_possessive(k):
-                continue
-            prev = _prev(k)
-            if prev is not None and prev.label == ",":
-                continue
-            if any(p.label == "POS" for p in _between(k, first_sister)):
-                continue
-            out.append(k)
+    for k in t.kids:
+        if k.label not in _COMPOUND_TARGETS:
+            continue
+        first_sister = next((r for r in _right(k) if r.label in _COMPOUND_SISTERS), None)
+        if first_sister is None or _ends_possessive(k):
+            continue
+        prev = _prev(k)
+        if prev is not None and prev.label == ",":
+            continue
+        if any(p.label == "POS" for p in _between(k, first_sister)):
+            continue
+        out.append(k)
+    return out
+
+
+@_on("compound", _COMPOUND_PARENTS)
+def _compound_before_adjective(t: Node) -> Targets:
+    ks = t.kidset
+    if ks.isdisjoint(_ADJ_TAGS) or bare(t).label not in _NOUNS or _ends_possessive(t):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        nxt = _next(k)
         if (
-            kids
-            and any(k.label in ("JJ", "JJR", "JJS") for k in kids)
-            and bare(t).label in _NOUNS
-            and not _ends_possessive(t)
+            k.label in ("NP", "NML", "NN", "NNS", "NNP", "NNPS", "FW")
+            and nxt is not None
+            and nxt.label in _ADJ_TAGS
+            and not _ends_possessive(k)
         ):
-            for k in kids:
-                nxt = _next(k)
-                if (
-                    k.label in ("NP", "NML", "NN", "NNS", "NNP", "NNPS", "FW")
-                    and nxt is not None
-                    and nxt.label in ("JJ", "JJR", "JJS")
-                    and not _ends_possessive(k)
-                ):
-                    out.append(k)
-    if lab in ("QP", "ADJP"):
-        for k in kids:
-            if k.label in ("CD", "#"):
-                prev = _prev(k)
-                if prev is None or prev.label != "CC":
-                    out.append(k)
-    if lab in ("ADJP", "ADVP"):
-        for fw in kids:
-            if fw.label != "FW":
-                continue
-            prev = _prev(fw)
-            if prev is not None and (
-                (prev.label == "FW" and not _kid_has_ci(prev, _ETC1)) or (prev.label == "IN" and _kid_has(prev, _IN_IN))
-            ):
-                out.append(prev)
+            out.append(k)
+    return out
+
+
+@_on("compound", _labels("QP", "ADJP"))
+def _compound_number(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if k.label in ("CD", "#"):
+            prev = _prev(k)
+            if prev is None or prev.label != "CC":
+                out.append(k)
     return out
 
 
 _ETC1 = frozenset({"etc"})
 _IN_IN = frozenset({"in", "In"})
+
+
+@_on("compound", _labels("ADJP", "ADVP"))
+def _compound_foreign(t: Node) -> Targets:
+    if "FW" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for fw in t.kids:
+        if fw.label != "FW":
+            continue
+        prev = _prev(fw)
+        if prev is not None and (
+            (prev.label == "FW" and not _kid_has_ci(prev, _ETC1)) or (prev.label == "IN" and _kid_has(prev, _IN_IN))
+        ):
+            out.append(prev)
+    return out
+
+
+# --- appos, discourse, acl ----------------------------------------------------------------------------------------
 _APPOS_PARENTS = frozenset({"WHNP", "WHNP-TMP", "WHNP-ADV", "NP", "NP-TMP", "NP-ADV"})
 _PRN_BLOCK = re.compile(r"(?:POS|(?:WP|PRP)\$|[,$#]|CC|RB|CD)")
 
 
-def appos(t: Node) -> Targets:
+def _plain(t: Node) -> bool:
+    """No CC/CONJP child and no "etc" child."""
+    return t.kidset.isdisjoint(_CC_CONJP) and not _has_etc_kid(t)
+
+
+@_on("appos", _APPOS_PARENTS | {"FRAG"})
+def _appos_comma(t: Node) -> Targets:
+    ks = t.kidset
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    plain = not _kid_label(t, ("CC", "CONJP")) and not _has_etc_kid(t)
-    if lab in _APPOS_PARENTS or lab == "FRAG":
-        if plain:
-            for k in kids:
-                if k.label != "NP" or (len(k.kids) == 1 and k.kids[0].label == "CD"):
-                    continue
-                prev = _prev(k)
-                if prev is not None and prev.label == "," and any(x.label.startswith(("NP", "WHNP")) for x in _left(k)):
-                    out.append(k)
-        for prn in kids:
+    if "," in ks and "NP" in ks and _plain(t):
+        for k in t.kids:
+            if k.label != "NP" or (len(k.kids) == 1 and k.kids[0].label == "CD"):
+                continue
+            prev = _prev(k)
+            if prev is not None and prev.label == "," and any(x.label.startswith(("NP", "WHNP")) for x in _left(k)):
+                out.append(k)
+    if "PRN" in ks:
+        for prn in t.kids:
             if prn.label != "PRN":
                 continue
             for np in prn.kids:
@@ -1907,28 +2279,47 @@ def appos(t: Node) -> Targets:
                 ):
                     out.append(prn)
                     break
-    if basic_category(lab) in ("WHNP", "NP"):
-        for k in kids:
-            if (
-                k.label == "NP"
-                and not (len(k.kids) == 1 and k.kids[0].label == "CD")
-                and k.kids
-                and k.kids[0].label == "-LRB-"
-                and k.kids[-1].label == "-RRB-"
-                and any(x.label.startswith(("NP", "WHNP")) for x in _left(k))
-                and not any(s.label in ("CC", "CONJP") for s in kids if s is not k)
-            ):
-                out.append(k)
-    if lab in ("NP", "NP-TMP", "NP-ADV") and plain:
-        for k in kids:
-            if k.label == "NNP":
-                comma = _next(k)
-                if comma is not None and comma.label == ",":
-                    nnp = _next(comma)
-                    if nnp is not None and nnp.label == "NNP":
-                        out.append(nnp)
-    if lab in _APPOS_PARENTS:
-        for prn in kids:
+    return out
+
+
+@_on("appos", _basic_in("WHNP", "NP"))
+def _appos_brackets(t: Node) -> Targets:
+    if "NP" not in t.kidset:
+        return _EMPTY
+    return [
+        k
+        for k in t.kids
+        if k.label == "NP"
+        and not (len(k.kids) == 1 and k.kids[0].label == "CD")
+        and k.kids
+        and k.kids[0].label == "-LRB-"
+        and k.kids[-1].label == "-RRB-"
+        and any(x.label.startswith(("NP", "WHNP")) for x in _left(k))
+        and not any(s is not k and s.label in _CC_CONJP for s in t.kids)
+    ]
+
+
+@_on("appos", _labels("NP", "NP-TMP", "NP-ADV"))
+def _appos_names(t: Node) -> Targets:
+    if "NNP" not in t.kidset or "," not in t.kidset or not _plain(t):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label == "NNP":
+            comma = _next(k)
+            if comma is not None and comma.label == ",":
+                nnp = _next(comma)
+                if nnp is not None and nnp.label == "NNP":
+                    out.append(nnp)
+    return out
+
+
+@_on("appos", _APPOS_PARENTS)
+def _appos_abbreviation(t: Node) -> Targets:
+    ks = t.kidset
+    out: Targets = []
+    if "PRN" in ks:
+        for prn in t.kids:
             if (
                 prn.label == "PRN"
                 and prn.kids
@@ -1941,24 +2332,33 @@ def appos(t: Node) -> Targets:
                 )
             ):
                 out.append(prn)
-        if plain:
-            for k in kids:
-                if k.label == "NP" and len(k.kids) == 1 and k.kids[0].label == "NNP":
-                    prev = _prev(k)
-                    if prev is not None and prev.label.startswith(("NP", "WHNP")) and not _kid_label(prev, ("POS",)):
-                        out.append(k)
-    if lab in ("FRAG", "NP"):
-        for np in kids:
-            if np.label == "NP" and len(np.kids) == 1 and np.kids[0].label in ("NN", "NNS"):
-                colon = _next(np)
-                if colon is not None and ":" in colon.label:
-                    target = _next(colon)
-                    if target is not None and basic_category(target.label) in ("SQ", "S"):
-                        out.append(target)
+    if "NP" in ks and _plain(t):
+        for k in t.kids:
+            if k.label == "NP" and len(k.kids) == 1 and k.kids[0].label == "NNP":
+                prev = _prev(k)
+                if prev is not None and prev.label.startswith(("NP", "WHNP")) and "POS" not in prev.kidset:
+                    out.append(k)
     return out
 
 
-def discourse(t: Node) -> Targets:
+@_on("appos", _labels("FRAG", "NP"))
+def _appos_colon(t: Node) -> Targets:
+    out: Targets = []
+    for np in t.kids:
+        if np.label == "NP" and len(np.kids) == 1 and np.kids[0].label in ("NN", "NNS"):
+            colon = _next(np)
+            if colon is not None and ":" in colon.label:
+                target = _next(colon)
+                if target is not None and basic_category(target.label) in ("SQ", "S"):
+                    out.append(target)
+    return out
+
+
+@_on("discourse", lambda label: True)
+def _discourse(t: Node) -> Targets:
+    ks = t.kidset
+    if "NFP" not in ks and "INTJ" not in ks and "PRN" not in ks:
+        return _EMPTY
     out: Targets = [k for k in t.kids if k.label == "NFP" and _smiley(k)]
     for k in t.kids:
         if k.label == "INTJ":
@@ -1971,58 +2371,74 @@ def discourse(t: Node) -> Targets:
 
 _ACL_PARENTS = frozenset({"WHNP", "WHNP-TMP", "WHNP-ADV", "NP", "NP-TMP", "NP-ADV", "NML", "NX"})
 _NP_ANY_FUNCTION = re.compile(r"NP(?:-[A-Z]+)?")
+_PARTICIPLES = frozenset({"VBG", "VBN", "VBD"})
 
 
-def acl(t: Node) -> Targets:
+@_on("acl", _ACL_PARENTS)
+def _acl_vp(t: Node) -> Targets:
+    ks = t.kidset
+    if "VP" not in ks:
+        return _EMPTY
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab in _ACL_PARENTS:
-        for k in kids:
-            if (
-                k.label == "VP"
-                and _kid_label(k, ("VBG", "VBN", "VBD"))
-                and any(basic_category(x.label) in ("NP", "NML", "NX") for x in _left(k))
+    for k in t.kids:
+        if k.label == "VP":
+            if not k.kidset.isdisjoint(_PARTICIPLES) and any(
+                basic_category(x.label) in ("NP", "NML", "NX") for x in _left(k)
             ):
                 out.append(k)
-            if k.label == ",":
-                vp = _next(k)
-                if vp is not None and vp.label == "VP" and _participle_vp(vp):
-                    out.append(vp)
-    if _NOMINAL_EXACT.fullmatch(lab) and not _last_is_etc(t):
-        for k in kids:
-            if k.label not in _PP_LABELS or any(_nominal(c.label) for c in k.kids):
-                continue
-            if _preceded_by_coordination(k):
-                continue
-            if not any(_NOT_PP_CC_COMMA.match(c.label) for c in k.kids):
-                continue
-            if any(
-                basic_category(p.label) == "PP"
-                and len(p.kids) > 1
-                and p.kids[0].label in ("IN", "RB", "MWE", "PCONJP", "VBN", "JJ")
-                and basic_category(p.kids[1].label) == "NP"
-                for p in k.kids
-            ):
-                continue
-            out.append(k)
-    if _NP_ANY_FUNCTION.fullmatch(lab):
-        for k in kids:
-            if not any(x.label in ("NP", "NN", "NNP", "NNS") for x in _left(k)):
-                continue
-            if k.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in k.kids):
-                out.append(k)
-            if k.label == "SBAR" and any(
-                s.label == "S" and any(v.label == "VP" and _kid_label(v, ("TO",)) for v in s.kids) for s in k.kids
-            ):
+            prev = _prev(k)
+            if prev is not None and prev.label == "," and _participle_vp(k):
                 out.append(k)
     return out
 
 
+@_on("acl", _NOMINAL_EXACT)
+def _acl_pcomp(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_PP_LABELS) or _last_is_etc(t):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label not in _PP_LABELS or _has_nominal_kid(k):
+            continue
+        if _preceded_by_coordination(k):
+            continue
+        if not any(_NOT_PP_CC_COMMA.match(c.label) for c in k.kids):
+            continue
+        if any(
+            basic_category(p.label) == "PP"
+            and len(p.kids) > 1
+            and p.kids[0].label in ("IN", "RB", "MWE", "PCONJP", "VBN", "JJ")
+            and basic_category(p.kids[1].label) == "NP"
+            for p in k.kids
+        ):
+            continue
+        out.append(k)
+    return out
+
+
+@_on("acl", _NP_ANY_FUNCTION)
+def _acl_infinitive(t: Node) -> Targets:
+    ks = t.kidset
+    if "S" not in ks and "SBAR" not in ks:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label not in ("S", "SBAR") or not any(x.label in ("NP", "NN", "NNP", "NNS") for x in _left(k)):
+            continue
+        if k.label == "S" and _to_vp(k):
+            out.append(k)
+        if k.label == "SBAR" and any(s.label == "S" and _to_vp(s) for s in k.kids):
+            out.append(k)
+    return out
+
+
+# --- advmod, neg ---------------------------------------------------------------------------------------------------
 _ADVMOD_PARENTS = re.compile(r"(?:VP|ADJP|JJP|WHADJP|SQ?|SBARQ?|SINV|XS|RRC|(?:WH)?NP(?:-TMP|-ADV)?)")
 _ADVERBS = frozenset({"RB", "RBR", "RBS", "WRB", "ADVP", "WHADVP"})
+_ADVERBS_JJ = _ADVERBS | {"JJ"}
 _PP_END = re.compile(r"(?:WH)?PP(?:-TMP|-ADV)?$")
 _NO = frozenset({"no"})
+_MORE_LESS = frozenset({"more", "less"})
 
 
 def _plain_adverb(k: Node) -> bool:
@@ -2032,141 +2448,190 @@ def _plain_adverb(k: Node) -> bool:
 
 def _at_least_like(k: Node) -> bool:
     """Both ``<+(/ADVP/) (@ADVP < (IN < /(?i:at)/))`` and ``<+(/ADVP/) (@ADVP < NP)``."""
+    if k.word is not None or not k.kids:
+        return False
     found_at = found_np = False
     for x in _chain(k, lambda lab: "ADVP" in lab):
         if basic_category(x.label) != "ADVP":
             continue
         if any(i.label == "IN" and any("at" in c.label.lower() for c in i.kids) for i in x.kids):
             found_at = True
-        if _kid_label(x, ("NP",)):
+        if "NP" in x.kidset:
             found_np = True
     return found_at and found_np
 
 
-def advmod(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if _ADVMOD_PARENTS.fullmatch(lab):
-        for k in kids:
-            if k.label in _ADVERBS and _plain_adverb(k) and not _at_least_like(k):
-                out.append(k)
-    if lab == "QP":
-        out += [k for k in kids if k.label in ("IN", "RB", "RBR", "RBS", "PDT", "DT", "JJ", "JJR", "JJS", "XS")]
-        for k in kids:
-            if (
-                k.label == "MWE"
-                and any(x.label in ("JJR", "RBR", "IN") and _kid_has_ci(x, _MORE_LESS) for x in k.kids)
-                and any(x.label == "IN" and _kid_has_ci(x, _THAN) for x in k.kids)
-            ):
-                out.append(k)
-    if lab in ("ADVP", "WHADVP"):
-        cc_like = [c for c in kids if c.label.startswith("CC") or c.label.endswith("CONJP")]
-        head = bare(t) if kids else None
-        for k in kids:
-            if k.label not in ("RB", "RBR", "RBS", "WRB", "ADVP", "WHADVP", "JJ"):
-                continue
-            if not _plain_adverb(k) or _kid_has_ci(k, _NO):
-                continue
-            if not cc_like:
-                out.append(k)
-                continue
-            assert head is not None
-            if not any(
-                (c.order < head.order and c.order > k.order) or (c.order > head.order and c.order < k.order)
-                for c in kids
-                if c.label in ("CC", "CONJP") or c.label.startswith("CC") or c.label.endswith("CONJP")
-            ):
-                out.append(k)
-    if lab == "SBAR":
-        out += [k for k in kids if k.label == "WHNP" and _kid_label(k, ("WRB",))]
-    if lab == "SBARQ" and kids and kids[0].label == "WHADVP":
-        out.append(kids[0])
-    if lab == "XS":
-        out += [k for k in kids if k.label == "JJ"]
-    if _PP_END.search(lab):
-        if kids:
-            head = bare(t)
-            out += [k for k in _left(head) if k.label in _ADVERBS and _plain_adverb(k)]
-        if any(basic_category(k.label) in ("NP", "WHNP") for k in kids):
-            out += [k for k in kids if k.label in _ADVERBS and _plain_adverb(k)]
-    if lab == "CONJP":
-        out += [k for k in kids if k.label == "RB" and _plain_adverb(k)]
+@_on("advmod", _ADVMOD_PARENTS)
+def _advmod(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_ADVERBS):
+        return _EMPTY
+    return [k for k in t.kids if k.label in _ADVERBS and _plain_adverb(k) and not _at_least_like(k)]
+
+
+_QP_MODIFIERS = frozenset({"IN", "RB", "RBR", "RBS", "PDT", "DT", "JJ", "JJR", "JJS", "XS"})
+
+
+@_on("advmod", _labels("QP"))
+def _advmod_qp(t: Node) -> Targets:
+    out: Targets = [k for k in t.kids if k.label in _QP_MODIFIERS]
+    for k in t.kids:
+        if (
+            k.label == "MWE"
+            and any(x.label in ("JJR", "RBR", "IN") and _kid_has_ci(x, _MORE_LESS) for x in k.kids)
+            and any(x.label == "IN" and _kid_has_ci(x, _THAN) for x in k.kids)
+        ):
+            out.append(k)
     return out
 
 
-_MORE_LESS = frozenset({"more", "less"})
-_NO_TARGET_SISTER = re.compile(r"^(?:N[MNXP]|CD|JJ|JJR|FW|ADJP|QP|RB|RBR|PRP(?![$])|PRN)")
-
-
-def neg(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
+@_on("advmod", _labels("ADVP", "WHADVP"))
+def _advmod_advp(t: Node) -> Targets:
     kids = t.kids
-    if lab in ("VP", "NP", "NP-TMP", "NP-ADV", "ADJP", "SQ", "S", "FRAG", "CONJP", "PP"):
-        out += [k for k in kids if k.label == "RB" and _kid_has_ci(k, NOT_WORDS)]
-    if lab in ("VP", "ADJP", "S", "SBAR", "SINV", "FRAG"):
-        for k in kids:
-            if k.label == "ADVP" and k.kids:
-                head = bare(k)
-                if head.label == "RB" and _kid_has_ci(head, NOT_WORDS):
-                    out.append(k)
-    if lab == "VP" and t.parent is not None and t.parent.label == "SQ":
-        out += [k for k in _left(t) if k.label == "RB" and _kid_has_ci(k, NOT_WORDS)]
-    if lab in ("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "ADJP", "ADVP"):
-        for k in kids:
-            if (
-                k.label in ("DT", "RB")
-                and _kid_has_ci(k, _NO)
-                and any(_NO_TARGET_SISTER.match(r.label) for r in _right(k))
-            ):
-                out.append(k)
-    if lab in ("ADVP", "WHADVP") and not _kid_label(t, ("CC", "CONJP")):
-        out += [
-            k for k in kids if k.label in ("RB", "RBR", "RBS", "WRB", "ADVP", "WHADVP", "JJ") and _kid_has_ci(k, _NO)
-        ]
+    if t.kidset.isdisjoint(_ADVERBS_JJ):
+        return _EMPTY
+    cc_like = [c for c in kids if c.label.startswith("CC") or c.label.endswith("CONJP")]
+    head = bare(t) if cc_like else None
+    out: Targets = []
+    for k in kids:
+        if k.label not in _ADVERBS_JJ or not _plain_adverb(k) or _kid_has_ci(k, _NO):
+            continue
+        if head is None:
+            out.append(k)
+            continue
+        if not any(head.order < c.order < k.order or k.order < c.order < head.order for c in cc_like):
+            out.append(k)
     return out
 
 
-def mwe(t: Node) -> Targets:
-    return [k for k in t.kids if k.label in _MWE_TARGETS]
+@_on("advmod", _labels("SBAR"))
+def _advmod_sbar(t: Node) -> Targets:
+    return [k for k in t.kids if k.label == "WHNP" and "WRB" in k.kidset]
+
+
+@_on("advmod", _labels("SBARQ"))
+def _advmod_sbarq(t: Node) -> Targets:
+    kids = t.kids
+    return [kids[0]] if kids and kids[0].label == "WHADVP" else _EMPTY
+
+
+@_on("advmod", _labels("XS"))
+def _advmod_xs(t: Node) -> Targets:
+    return [k for k in t.kids if k.label == "JJ"]
+
+
+@_on("advmod", lambda label: _PP_END.search(label) is not None)
+def _advmod_pp(t: Node) -> Targets:
+    out: Targets = []
+    head = bare(t)
+    out += [k for k in _left(head) if k.label in _ADVERBS and _plain_adverb(k)]
+    if any(basic_category(k.label) in ("NP", "WHNP") for k in t.kids):
+        out += [k for k in t.kids if k.label in _ADVERBS and _plain_adverb(k)]
+    return out
+
+
+@_on("advmod", _labels("CONJP"))
+def _advmod_conjp(t: Node) -> Targets:
+    return [k for k in t.kids if k.label == "RB" and _plain_adverb(k)]
+
+
+_NEG_DET_SISTER = re.compile(r"^(?:N[MNXP]|CD|JJ|JJR|FW|ADJP|QP|RB|RBR|PRP(?![$])|PRN)")
+
+
+@_on("neg", _labels("VP", "NP", "NP-TMP", "NP-ADV", "ADJP", "SQ", "S", "FRAG", "CONJP", "PP"))
+def _neg_rb(t: Node) -> Targets:
+    if "RB" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "RB" and _kid_has_ci(k, NOT_WORDS)]
+
+
+@_on("neg", _labels("VP", "ADJP", "S", "SBAR", "SINV", "FRAG"))
+def _neg_advp(t: Node) -> Targets:
+    if "ADVP" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label == "ADVP" and k.kids:
+            head = bare(k)
+            if head.label == "RB" and _kid_has_ci(head, NOT_WORDS):
+                out.append(k)
+    return out
+
+
+@_on("neg", _labels("VP"))
+def _neg_question(t: Node) -> Targets:
+    if t.parent is not None and t.parent.label == "SQ":
+        return [k for k in _left(t) if k.label == "RB" and _kid_has_ci(k, NOT_WORDS)]
+    return _EMPTY
+
+
+@_on("neg", _labels("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "ADJP", "ADVP"))
+def _neg_no(t: Node) -> Targets:
+    ks = t.kidset
+    if "DT" not in ks and "RB" not in ks:
+        return _EMPTY
+    return [
+        k
+        for k in t.kids
+        if k.label in ("DT", "RB") and _kid_has_ci(k, _NO) and any(_NEG_DET_SISTER.match(r.label) for r in _right(k))
+    ]
+
+
+@_on("neg", _labels("ADVP", "WHADVP"))
+def _neg_no_adverb(t: Node) -> Targets:
+    if not t.kidset.isdisjoint(_CC_CONJP):
+        return _EMPTY
+    return [k for k in t.kids if k.label in _ADVERBS_JJ and _kid_has_ci(k, _NO)]
 
 
 _MWE_TARGETS = frozenset({"IN", "TO", "RB", "NP", "NN", "JJ", "VB", "CC", "VBZ", "VBD", "ADVP", "PP", "JJS", "RBS"})
+
+
+@_on("mwe", _labels("MWE"))
+def _mwe(t: Node) -> Targets:
+    return [k for k in t.kids if k.label in _MWE_TARGETS]
+
+
+# --- det, det:predet, cc:preconj ----------------------------------------------------------------------------------
 _DET_SISTER = re.compile(r"^(?:N[MNXP]|CD|JJ|FW|ADJP|QP|RB|PRP(?![$])|PRN)")
-_DET_PARENTS = frozenset({"NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "X"})
 _EITHER = frozenset({"either", "neither", "both"})
 _EITHER_NO = frozenset({"either", "neither", "both", "no"})
 _ALL_BOTH_EACH = frozenset({"all", "both", "each"})
 
 
-def det(t: Node) -> Targets:
+@_on("det", _labels("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "X"))
+def _det(t: Node) -> Targets:
+    if "DT" not in t.kidset:
+        return _EMPTY
     out: Targets = []
-    lab = t.label
+    for k in t.kids:
+        if k.label != "DT" or _kid_has_ci(k, _EITHER_NO):
+            continue
+        nxt = _next(k)
+        if nxt is not None and nxt.label == "DT":
+            continue
+        right = _right(k)
+        if any(r.label == "CC" for r in right):
+            continue
+        for d in right:
+            if not _DET_SISTER.match(d.label):
+                continue
+            blocked = False
+            for x in _between(k, d):
+                if x.label.startswith("PRP$") or "POS" in x.label:
+                    if not any("''" in q.label for q in _between(x, d)):
+                        blocked = True
+                        break
+            if not blocked:
+                out.append(k)
+                break
+    return out
+
+
+@_on("det", _labels("NP", "NP-TMP", "NP-ADV"))
+def _det_special(t: Node) -> Targets:
     kids = t.kids
-    if lab in _DET_PARENTS:
-        for k in kids:
-            if k.label != "DT" or _kid_has_ci(k, _EITHER_NO):
-                continue
-            nxt = _next(k)
-            if nxt is not None and nxt.label == "DT":
-                continue
-            right = _right(k)
-            if any(r.label == "CC" for r in right):
-                continue
-            for d in right:
-                if not _DET_SISTER.match(d.label):
-                    continue
-                blocked = False
-                for x in _between(k, d):
-                    if x.label.startswith("PRP$") or "POS" in x.label:
-                        if not any("''" in q.label for q in _between(x, d)):
-                            blocked = True
-                            break
-                if not blocked:
-                    out.append(k)
-                    break
-    if lab in ("NP", "NP-TMP", "NP-ADV"):
+    out: Targets = []
+    if "DT" in t.kidset:
         for k in kids:
             if k.label != "DT":
                 continue
@@ -2174,12 +2639,13 @@ def det(t: Node) -> Targets:
             nxt = _next(k)
             has_cc = any(r.label == "CC" for r in right)
             noun_right = any(r.label.startswith(("NN", "NX", "NML")) for r in right)
+            before_dt = nxt is not None and nxt.label == "DT"
             if (
                 _kid_has_ci(k, _EITHER)
-                and not (nxt is not None and nxt.label == "DT")
+                and not before_dt
                 and not has_cc
                 and noun_right
-                and not any(r.label == "NP" and _kid_label(r, ("CC",)) for r in right)
+                and not any(r.label == "NP" and "CC" in r.kidset for r in right)
             ):
                 out.append(k)
             elif not _kid_has_ci(k, _EITHER_NO) and has_cc and noun_right:
@@ -2191,80 +2657,112 @@ def det(t: Node) -> Targets:
                     for r in right
                 )
                 and not has_cc
-                and not (nxt is not None and nxt.label == "DT")
+                and not before_dt
             ):
                 out.append(k)
-        if kids and any(x.label == "PRP" for x in _leftmost_path(t)):
-            last = kids[-1]
-            if last.label in ("NP", "DT", "RB"):
-                leaf = None
-                for x in _rightmost_path(last):
-                    leaf = x
-                if leaf is not None and leaf.label.lower() in _ALL_BOTH_EACH:
-                    out.append(last)
-    if lab == "WHNP":
-        for np in kids:
-            if np.label == "NP":
-                out += [w for w in _left(np) if w.label == "WHNP" and _kid_label(w, ("WDT",))]
-    if basic_category(lab) in ("WHNP", "ADVP", "ADJP"):
-        for a in kids:
-            if not a.label.startswith(("NP", "NN", "CD", "RBS", "JJ")):
+    last = kids[-1] if kids else None
+    if last is not None and last.label in ("NP", "DT", "RB") and any(x.label == "PRP" for x in _leftmost_path(t)):
+        leaf = None
+        for x in _rightmost_path(last):
+            if x.label.lower() in _ALL_BOTH_EACH:
+                leaf = x
+        if leaf is not None:
+            out.append(last)
+    return out
+
+
+@_on("det", _labels("WHNP"))
+def _det_whnp(t: Node) -> Targets:
+    out: Targets = []
+    for np in t.kids:
+        if np.label == "NP":
+            out += [w for w in _left(np) if w.label == "WHNP" and "WDT" in w.kidset]
+    return out
+
+
+_DETERMINERS = frozenset({"DT", "WDT", "WP"})
+
+
+@_on("det", _basic_in("WHNP", "ADVP", "ADJP"))
+def _det_other(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_DETERMINERS):
+        return _EMPTY
+    out: Targets = []
+    for a in t.kids:
+        if not a.label.startswith(("NP", "NN", "CD", "RBS", "JJ")):
+            continue
+        for k in _left(a):
+            if k.label not in _DETERMINERS or _kid_has_ci(k, _NO):
                 continue
-            for k in _left(a):
-                if k.label not in ("DT", "WDT", "WP") or _kid_has_ci(k, _NO):
-                    continue
-                if k.label in ("WDT", "WP") or not any(r.label in ("CC", "CONJP") for r in _right(k)):
-                    out.append(k)
-    if basic_category(lab) == "NP":
-        for a in kids:
-            if a.label.startswith(("NP", "NN", "CD", "RBS")):
-                out += [k for k in _left(a) if k.label in ("WDT", "WP")]
+            if k.label in ("WDT", "WP") or not any(r.label in _CC_CONJP for r in _right(k)):
+                out.append(k)
+    return out
+
+
+@_on("det", _basic_in("NP"))
+def _det_wh(t: Node) -> Targets:
+    if "WDT" not in t.kidset and "WP" not in t.kidset:
+        return _EMPTY
+    out: Targets = []
+    for a in t.kids:
+        if a.label.startswith(("NP", "NN", "CD", "RBS")):
+            out += [k for k in _left(a) if k.label in ("WDT", "WP")]
     return out
 
 
 _PREDET_PARENTS = re.compile(r"(?:(?:WH)?NP(?:-TMP|-ADV)?|NX|NAC|NML)")
 
 
-def predet(t: Node) -> Targets:
+@_on("det:predet", _PREDET_PARENTS)
+def _predet(t: Node) -> Targets:
+    ks = t.kidset
+    if "PDT" not in ks and "DT" not in ks:
+        return _EMPTY
     out: Targets = []
-    lab = t.label
+    for k in t.kids:
+        if k.label not in ("PDT", "DT"):
+            continue
+        nxt = _next(k)
+        right = _right(k)
+        if (
+            nxt is not None
+            and nxt.label in ("DT", "WP$", "PRP$")
+            and any(r.label.startswith(("NN", "NX", "NML")) for r in right)
+            and not any(r.label == "CC" for r in right)
+        ):
+            out.append(k)
+    return out
+
+
+@_on("det:predet", _APPOS_PARENTS)
+def _predet_other(t: Node) -> Targets:
+    ks = t.kidset
+    if "PDT" not in ks and "DT" not in ks:
+        return _EMPTY
     kids = t.kids
-    if _PREDET_PARENTS.fullmatch(lab):
+    out: Targets = []
+    if not any(r.label == "CC" for r in _right(t)):
         for k in kids:
             if k.label not in ("PDT", "DT"):
                 continue
             nxt = _next(k)
-            right = _right(k)
             if (
                 nxt is not None
-                and nxt.label in ("DT", "WP$", "PRP$")
-                and any(r.label.startswith(("NN", "NX", "NML")) for r in right)
-                and not any(r.label == "CC" for r in right)
+                and nxt.label == "DT"
+                and any(
+                    r.label.startswith("JJ") and not ((n := _next(r)) is not None and n.label.startswith("NN"))
+                    for r in _right(k)
+                )
             ):
                 out.append(k)
-    if lab in _APPOS_PARENTS:
-        right_of_t = _right(t)
-        if not any(r.label == "CC" for r in right_of_t):
-            for k in kids:
-                if k.label not in ("PDT", "DT"):
-                    continue
-                nxt = _next(k)
-                if (
-                    nxt is not None
-                    and nxt.label == "DT"
-                    and any(
-                        r.label.startswith("JJ") and not ((n := _next(r)) is not None and n.label.startswith("NN"))
-                        for r in _right(k)
-                    )
-                ):
-                    out.append(k)
-        if kids and kids[-1].label == "DT":
-            out += [k for k in kids if k.label == "PDT"]
+    if kids and kids[-1].label == "DT":
+        out += [k for k in kids if k.label == "PDT"]
     return out
 
 
 _PRECONJ_NP = frozenset({"NP", "NP-TMP", "NP-ADV", "NX", "NML"})
 _PRECONJ_CLAUSE = re.compile(r"^S|VP|ADJP|PP|ADVP|UCP(?:-TMP|-ADV)?|NX|NML|SBAR$")
+_ONLY_MERELY = frozenset({"only", "merely", "just"})
 
 
 def _not_only(k: Node) -> bool:
@@ -2275,31 +2773,39 @@ def _not_only(k: Node) -> bool:
     )
 
 
-_ONLY_MERELY = frozenset({"only", "merely", "just"})
+_PRECONJ_TAGS = frozenset({"PDT", "CC", "DT"})
 
 
-def preconj(t: Node) -> Targets:
+@_on("cc:preconj", _PRECONJ_NP)
+def _preconj_np(t: Node) -> Targets:
+    ks = t.kidset
+    if ks.isdisjoint(_PRECONJ_TAGS) and "CONJP" not in ks:
+        return _EMPTY
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab in _PRECONJ_NP:
-        for k in kids:
-            if k.label in ("PDT", "CC", "DT") and _kid_has_ci(k, _EITHER):
-                if any(r.label == "CC" for r in _right(k)) or any(
-                    np.label == "NP" and _kid_label(np, ("CC",)) for np in kids
-                ):
-                    out.append(k)
-            if _not_only(k) and any(r.label in ("CC", "CONJP") for r in _right(k)):
+    for k in t.kids:
+        if k.label in _PRECONJ_TAGS and _kid_has_ci(k, _EITHER):
+            if any(r.label == "CC" for r in _right(k)) or any(np.label == "NP" and "CC" in np.kidset for np in t.kids):
                 out.append(k)
-    if _PRECONJ_CLAUSE.search(lab):
-        for k in kids:
-            if k.label in ("PDT", "DT", "CC") and _kid_has(k, _EITHER) and any(r.label == "CC" for r in _right(k)):
-                out.append(k)
-            if _not_only(k) and any(r.label in ("CC", "CONJP") for r in _right(k)):
-                out.append(k)
+        if _not_only(k) and any(r.label in _CC_CONJP for r in _right(k)):
+            out.append(k)
     return out
 
 
+@_on("cc:preconj", lambda label: _PRECONJ_CLAUSE.search(label) is not None)
+def _preconj_clause(t: Node) -> Targets:
+    ks = t.kidset
+    if "CC" not in ks and "CONJP" not in ks:
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label in _PRECONJ_TAGS and _kid_has(k, _EITHER) and any(r.label == "CC" for r in _right(k)):
+            out.append(k)
+        if _not_only(k) and any(r.label in _CC_CONJP for r in _right(k)):
+            out.append(k)
+    return out
+
+
+# --- nmod:poss, case, compound:prt ----------------------------------------------------------------------------------
 _POSS_PARENTS = re.compile(r"(?:WH)?(?:NP|INTJ|ADJP|PRN|NAC|NX|NML)(?:-.*)?")
 _POSS_NP = re.compile(r"(?:WH)?(?:NP|NML)(?:-.*)?")
 _POSS_NP2 = re.compile(r"(?:WH)?(?:NP|NML|NX)(?:-.*)?")
@@ -2311,110 +2817,165 @@ def _possessive(x: Node) -> bool:
 
 
 def _cc_before_nominal(x: Node) -> bool:
-    return any(c.label in ("CC", "CONJP") and any(r.label in _NOMINALS for r in _right(c)) for c in x.kids)
+    return any(c.label in _CC_CONJP and any(r.label in _NOMINALS for r in _right(c)) for c in x.kids)
 
 
-def poss(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
+@_on("nmod:poss", _POSS_PARENTS)
+def _poss_pronoun(t: Node) -> Targets:
+    ks = t.kidset
+    if "PRP$" not in ks and "WP$" not in ks:
+        return _EMPTY
+    return [k for k in t.kids if k.label in ("WP$", "PRP$")]
+
+
+@_on("nmod:poss", _POSS_NP)
+def _poss_np(t: Node) -> Targets:
+    if t.kidset.isdisjoint(_NOMINALS):
+        return _EMPTY
     kids = t.kids
-    if _POSS_PARENTS.fullmatch(lab):
-        out += [k for k in kids if k.label in ("WP$", "PRP$")]
-    if _POSS_NP.fullmatch(lab):
-        if not _cc_before_nominal(t):
-            out += [k for k in kids if k.label in _NOMINALS and _possessive(k)]
-        for k in kids:
-            if (
-                k.label in _NOMINALS
-                and _cc_before_nominal(k)
-                and any(x.label in _NOMINALS and _possessive(x) for x in k.kids)
-            ):
-                out.append(k)
-    if _POSS_NP2.fullmatch(lab):
-        for k in kids:
-            if not k.label.startswith(("NN", "NP")):
-                continue
-            for pos in _right(k):
-                if pos.label != "POS" or not any("'" in c.label for c in pos.kids):
-                    continue
-                if not any(r.label.startswith("NN") for r in _right(pos)):
-                    continue
-                if any(x.label.startswith(("NN", "NP")) for x in _between(k, pos)):
-                    continue
-                out.append(k)
-                break
-    return out
-
-
-def case(t: Node) -> Targets:
     out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if "PP" in lab:
-        for k in kids:
-            if k.label not in ("IN", "TO", "MWE", "PCONJP", "VBN", "JJ"):
-                continue
-            nxt = _next(k)
-            if nxt is not None and basic_category(nxt.label) == "SBAR":
-                continue
-            if nxt is not None and basic_category(nxt.label) == "S":
-                if not (
-                    nxt.label == "S"
-                    and nxt.kids
-                    and nxt.kids[0].label == "VP"
-                    and nxt.kids[0].kids
-                    and nxt.kids[0].kids[0].label == "NN"
-                ):
-                    continue
-            out.append(k)
-        if len(kids) > 1 and kids[0].label == "CC" and kids[1].label == "NP":
-            out.append(kids[0])
+    if not _cc_before_nominal(t):
+        out += [k for k in kids if k.label in _NOMINALS and _possessive(k)]
+    for k in kids:
         if (
-            kids
-            and kids[0].label == "VBG"
-            and not any(
-                basic_category(p.label) == "PP" and any(basic_category(c.label) in ("SBAR", "S") for c in p.kids)
-                for p in kids
-            )
+            k.label in _NOMINALS
+            and _cc_before_nominal(k)
+            and any(x.label in _NOMINALS and _possessive(x) for x in k.kids)
         ):
-            out.append(kids[0])
-    if _NOMINAL_EXACT.fullmatch(lab) and basic_category(lab) in ("NP", "WHNP", "NML"):
-        for k in kids:
-            if k.label == "POS" or (k.label == "VBZ" and _kid_has(k, _APOS_S)):
-                out.append(k)
-    if basic_category(lab) == "ADVP":
-        out += [k for k in kids if k.label == "IN"]
+            out.append(k)
     return out
 
 
-def prt(t: Node) -> Targets:
-    if t.label == "VP":
-        return [k for k in t.kids if k.label == "PRT"]
-    if t.label == "ADJP" and _kid_prefix(t, ("VB",)):
-        return [k for k in t.kids if k.label == "RP"]
-    return []
-
-
-def npmod(t: Node) -> Targets:
+@_on("nmod:poss", _POSS_NP2)
+def _poss_flat(t: Node) -> Targets:
+    if "POS" not in t.kidset:
+        return _EMPTY
     out: Targets = []
-    lab = t.label
+    for k in t.kids:
+        if not k.label.startswith(("NN", "NP")):
+            continue
+        for pos in _right(k):
+            if pos.label != "POS" or not any("'" in c.label for c in pos.kids):
+                continue
+            if not any(r.label.startswith("NN") for r in _right(pos)):
+                continue
+            if any(x.label.startswith(("NN", "NP")) for x in _between(k, pos)):
+                continue
+            out.append(k)
+            break
+    return out
+
+
+@_on("case", lambda label: "PP" in label)
+def _case_pp(t: Node) -> Targets:
     kids = t.kids
-    b = basic_category(lab)
-    if b in ("ADVP", "ADJP", "WHADJP", "WHADVP", "PP", "WHPP") and kids:
-        head = bare(t)
-        if head.label in ("JJ", "JJR", "IN", "RB", "RBR") and not _kid_has(head, _NOTWITHSTANDING):
-            prev = _prev(head)
-            if prev is not None and basic_category(prev.label) == "NP" and not _kid_label(prev, ("NNP", "NNPS")):
-                out.append(prev)
-    if b == "ADJP" and not _kid_label(t, ("CC", "CONJP")):
-        out += [k for k in kids if k.label == "NN" and any(r.label.startswith("JJ") for r in _right(k))]
-    if b == "ADVP" and kids:
-        head = bare(t)
-        if head.label.startswith(("RB", "ADVP")):
-            out += [r for r in _right(head) if basic_category(r.label) == "NP"]
-    if b in ("NP", "WHNP"):
-        out += [k for k in kids if k.label.startswith("NP-ADV")]
-        for k in kids:
+    out: Targets = []
+    for k in kids:
+        if k.label not in _MARKERS:
+            continue
+        nxt = _next(k)
+        if nxt is not None:
+            b = basic_category(nxt.label)
+            if b == "SBAR":
+                continue
+            if b == "S" and not (
+                nxt.label == "S"
+                and nxt.kids
+                and nxt.kids[0].label == "VP"
+                and nxt.kids[0].kids
+                and nxt.kids[0].kids[0].label == "NN"
+            ):
+                continue
+        out.append(k)
+    if len(kids) > 1 and kids[0].label == "CC" and kids[1].label == "NP":
+        out.append(kids[0])
+    if (
+        kids
+        and kids[0].label == "VBG"
+        and not any(
+            basic_category(p.label) == "PP" and any(basic_category(c.label) in ("SBAR", "S") for c in p.kids)
+            for p in kids
+        )
+    ):
+        out.append(kids[0])
+    return out
+
+
+@_on("case", re.compile(r"(?:WH)?(?:NP|NML)(?:-TMP|-ADV)?"))
+def _case_possessive(t: Node) -> Targets:
+    ks = t.kidset
+    if "POS" not in ks and "VBZ" not in ks:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "POS" or (k.label == "VBZ" and _kid_has(k, _APOS_S))]
+
+
+@_on("case", _basic_in("ADVP"))
+def _case_advp(t: Node) -> Targets:
+    if "IN" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "IN"]
+
+
+@_on("compound:prt", _labels("VP"))
+def _prt(t: Node) -> Targets:
+    if "PRT" not in t.kidset:
+        return _EMPTY
+    return [k for k in t.kids if k.label == "PRT"]
+
+
+@_on("compound:prt", _labels("ADJP"))
+def _prt_adjp(t: Node) -> Targets:
+    if "RP" not in t.kidset or not _kid_prefix(t, ("VB",)):
+        return _EMPTY
+    return [k for k in t.kids if k.label == "RP"]
+
+
+# --- nmod:npmod --------------------------------------------------------------------------------------------------
+_NOTWITHSTANDING = frozenset({"notwithstanding"})
+_NPMOD_HEADS = frozenset({"JJ", "JJR", "IN", "RB", "RBR"})
+
+
+def _sep_or_cc(label: str) -> bool:
+    """``/^,|CC|CONJP$/``: starts with a comma, contains CC, or ends with CONJP."""
+    return label.startswith(",") or "CC" in label or label.endswith("CONJP")
+
+
+@_on("nmod:npmod", _basic_in("ADVP", "ADJP", "WHADJP", "WHADVP", "PP", "WHPP"))
+def _npmod_before_head(t: Node) -> Targets:
+    head = bare(t)
+    if head.label in _NPMOD_HEADS and not _kid_has(head, _NOTWITHSTANDING):
+        prev = _prev(head)
+        if (
+            prev is not None
+            and basic_category(prev.label) == "NP"
+            and "NNP" not in prev.kidset
+            and "NNPS" not in prev.kidset
+        ):
+            return [prev]
+    return _EMPTY
+
+
+@_on("nmod:npmod", _basic_in("ADJP"))
+def _npmod_adjective(t: Node) -> Targets:
+    if "NN" not in t.kidset or not t.kidset.isdisjoint(_CC_CONJP):
+        return _EMPTY
+    return [k for k in t.kids if k.label == "NN" and any(r.label.startswith("JJ") for r in _right(k))]
+
+
+@_on("nmod:npmod", _basic_in("ADVP"))
+def _npmod_after_adverb(t: Node) -> Targets:
+    head = bare(t)
+    if head.label.startswith(("RB", "ADVP")):
+        return [r for r in _right(head) if basic_category(r.label) == "NP"]
+    return _EMPTY
+
+
+@_on("nmod:npmod", _basic_in("NP", "WHNP"))
+def _npmod_np(t: Node) -> Targets:
+    out: Targets = [k for k in t.kids if k.label.startswith("NP-ADV")]
+    ks = t.kidset
+    if "NP" in ks or "PRP" in ks:
+        for k in t.kids:
             self_np = k.label == "NP" and len(k.kids) == 1 and k.kids[0].label == "PRP" and _kid_has_ci(k.kids[0], SELF)
             self_prp = k.label == "PRP" and _kid_has_ci(k, SELF)
             if not (self_np or self_prp):
@@ -2425,7 +2986,13 @@ def npmod(t: Node) -> Targets:
                 if not any(_sep_or_cc(x.label) for x in _between(noun, k)):
                     out.append(k)
                     break
-    if b == "NP" and len(kids) == 2:
+    return out
+
+
+@_on("nmod:npmod", _basic_in("NP"))
+def _npmod_percent(t: Node) -> Targets:
+    kids = t.kids
+    if len(kids) == 2:
         first, second = kids
         if (
             basic_category(first.label) == "NP"
@@ -2433,89 +3000,127 @@ def npmod(t: Node) -> Targets:
             and basic_category(second.label) == "NP"
             and any(x.label in ("days", "month", "months") for x in _head_path(second))
         ):
-            out.append(second)
-    if b == "VP":
-        out += [k for k in kids if k.label.startswith("NP-ADV")]
-    if b in ("NP", "ADVP", "QP"):
-        for x in _chain(t, lambda lab: "ADVP" in lab):
-            if (
-                basic_category(x.label) == "ADVP"
-                and any(i.label == "IN" and any("at" in c.label.lower() for c in i.kids) for i in x.kids)
-                and _kid_label(x, ("NP",))
-            ):
-                out.append(x)
-    return out
+            return [second]
+    return _EMPTY
 
 
-_NOTWITHSTANDING = frozenset({"notwithstanding"})
+@_on("nmod:npmod", _basic_in("VP"))
+def _npmod_vp(t: Node) -> Targets:
+    return [k for k in t.kids if k.label.startswith("NP-ADV")]
 
 
-def _sep_or_cc(label: str) -> bool:
-    """``/^,|CC|CONJP$/``: starts with a comma, contains CC, or ends with CONJP."""
-    return label.startswith(",") or "CC" in label or label.endswith("CONJP")
+@_on("nmod:npmod", _basic_in("NP", "ADVP", "QP"))
+def _npmod_at_least(t: Node) -> Targets:
+    if "ADVP" not in t.kidset and not any("ADVP" in k.label for k in t.kids):
+        return _EMPTY
+    return [
+        x
+        for x in _chain(t, lambda lab: "ADVP" in lab)
+        if basic_category(x.label) == "ADVP"
+        and any(i.label == "IN" and any("at" in c.label.lower() for c in i.kids) for i in x.kids)
+        and "NP" in x.kidset
+    ]
 
 
-def parataxis(t: Node) -> Targets:
-    out: Targets = []
-    lab = t.label
-    kids = t.kids
-    if lab == "VP":
-        out += [k for k in kids if k.label == "PRN" and _kid_label(k, ("S", "SINV", "SBAR"))]
-        if t.parent is not None:
-            for s in t.parent.kids:
-                if s is t or s.label != "PRN":
-                    continue
-                if _kid_label(s, ("S", "SINV", "SBAR")) or (
-                    _kid_label(s, ("VP",)) and any(basic_category(c.label) == "NP" for c in s.kids)
-                ):
-                    out.append(s)
-    if lab in ("S", "FRAG", "VP"):
-        if not (kids and any(r.label in ("CC", "CONJP") for r in kids[1:])):
-            for k in kids:
-                if k.label == ":":
-                    nxt = _next(k)
-                    if nxt is not None and nxt.label.startswith("S"):
-                        out.append(nxt)
-    b = basic_category(lab)
-    if b in ("S", "FRAG"):
-        for k in kids:
-            if basic_category(k.label) not in ("S", "SBARQ", "SQ", "FRAG"):
-                continue
-            right = _right(k)
-            if any(basic_category(r.label) in ("CC", "CONJP", "MWE") for r in right):
-                continue
-            if any(":" in r.label and _kid_has_semicolon(r) for r in right):
-                continue
-            out += [x for x in right if basic_category(x.label) in ("S", "SBARQ", "SQ", "FRAG")]
-    if b in ("S", "FRAG", "VP") and not any(basic_category(k.label) in ("CONJP", "CC") for k in kids):
-        for k in kids:
-            if k.label == ":" and any(x.label.startswith("V") for x in _left(k)):
-                nxt = _next(k)
-                if nxt is not None and basic_category(nxt.label) == "NP":
-                    out.append(nxt)
-    if lab in ("FRAG", "NP"):
-        for np in kids:
-            if np.label != "NP" or not any(d.label in ("NNP", "NNPS") for d in _descendants(np)):
-                continue
-            colon = _next(np)
-            if colon is not None and ":" in colon.label:
-                target = _next(colon)
-                if target is not None and basic_category(target.label) in ("SQ", "S"):
-                    out.append(target)
-    return out
-
-
+# --- parataxis, goeswith, list, prep -----------------------------------------------------------------------------
 def _kid_has_semicolon(node: Node) -> bool:
     return any(";" in c.label for c in node.kids)
 
 
-def goeswith(t: Node) -> Targets:
+_CLAUSES = frozenset({"S", "SBARQ", "SQ", "FRAG"})
+
+
+@_on("parataxis", _labels("VP"))
+def _parataxis_vp(t: Node) -> Targets:
+    out: Targets = []
+    if "PRN" in t.kidset:
+        out += [k for k in t.kids if k.label == "PRN" and not k.kidset.isdisjoint(_S_SINV_SBAR)]
+    if t.parent is not None and "PRN" in t.parent.kidset:
+        for s in t.parent.kids:
+            if s is t or s.label != "PRN":
+                continue
+            if not s.kidset.isdisjoint(_S_SINV_SBAR) or (
+                "VP" in s.kidset and any(basic_category(c.label) == "NP" for c in s.kids)
+            ):
+                out.append(s)
+    return out
+
+
+_S_SINV_SBAR = frozenset({"S", "SINV", "SBAR"})
+
+
+@_on("parataxis", _labels("S", "FRAG", "VP"))
+def _parataxis_colon(t: Node) -> Targets:
+    kids = t.kids
+    if ":" not in t.kidset or any(r.label in _CC_CONJP for r in kids[1:]):
+        return _EMPTY
+    out: Targets = []
+    for k in kids:
+        if k.label == ":":
+            nxt = _next(k)
+            if nxt is not None and nxt.label.startswith("S"):
+                out.append(nxt)
+    return out
+
+
+@_on("parataxis", _basic_in("S", "FRAG"))
+def _parataxis_juxtaposed(t: Node) -> Targets:
+    out: Targets = []
+    for k in t.kids:
+        if basic_category(k.label) not in _CLAUSES:
+            continue
+        right = _right(k)
+        if any(basic_category(r.label) in ("CC", "CONJP", "MWE") for r in right):
+            continue
+        if any(":" in r.label and _kid_has_semicolon(r) for r in right):
+            continue
+        out += [x for x in right if basic_category(x.label) in _CLAUSES]
+    return out
+
+
+@_on("parataxis", _basic_in("S", "FRAG", "VP"))
+def _parataxis_colon_np(t: Node) -> Targets:
+    if ":" not in t.kidset or any(basic_category(k.label) in ("CONJP", "CC") for k in t.kids):
+        return _EMPTY
+    out: Targets = []
+    for k in t.kids:
+        if k.label == ":" and any(x.label.startswith("V") for x in _left(k)):
+            nxt = _next(k)
+            if nxt is not None and basic_category(nxt.label) == "NP":
+                out.append(nxt)
+    return out
+
+
+@_on("parataxis", _labels("FRAG", "NP"))
+def _parataxis_names(t: Node) -> Targets:
+    out: Targets = []
+    for np in t.kids:
+        if np.label != "NP":
+            continue
+        colon = _next(np)
+        if colon is None or ":" not in colon.label:
+            continue
+        target = _next(colon)
+        if (
+            target is not None
+            and basic_category(target.label) in ("SQ", "S")
+            and any(d.label in ("NNP", "NNPS") for d in _descendants(np))
+        ):
+            out.append(target)
+    return out
+
+
+@_on("goeswith", lambda label: True)
+def _goeswith(t: Node) -> Targets:
+    if "GW" not in t.kidset:
+        return _EMPTY
     return [k for k in t.kids if k.label == "GW"]
 
 
-def list_(t: Node) -> Targets:
-    out: Targets = []
+@_on("list", _labels("FRAG"))
+def _list(t: Node) -> Targets:
     kids = t.kids
+    out: Targets = []
     for i, a in enumerate(kids):
         if a.label != "NP" or any(r.label in ("CC", "CONJP", "MWE") for r in _right(a)):
             continue
@@ -2533,79 +3138,79 @@ def list_(t: Node) -> Targets:
     return out
 
 
-def prep(t: Node) -> Targets:
+@_on("prep", _labels("VP", "ADJP"))
+def _prep(t: Node) -> Targets:
+    if "PP" not in t.kidset:
+        return _EMPTY
     return [k for k in t.kids if k.label == "PP" and len(k.kids) == 1 and k.kids[0].label in ("IN", "TO")]
 
 
 # --- the table -----------------------------------------------------------------------------------------
-#: (name, source test on the label (full match), relation function), in the converter's order.
-RELATIONS: list[tuple[str, re.Pattern[str], Callable[[Node], Targets]]] = [
-    ("aux", re.compile(r"VP|SQ|SINV|CONJP"), aux),
-    ("auxpass", re.compile(r"VP|SQ|SINV"), auxpass),
-    ("cop", re.compile(r"VP|SQ|SINV|SBARQ"), cop),
-    (
-        "conj",
-        re.compile(
-            r"VP|(?:WH)?NP(?:-TMP|-ADV)?|ADJP|PP|QP|ADVP|UCP(?:-TMP|-ADV)?|S|NX|SBAR|SBARQ|SINV|SQ|JJP|NML|RRC|PCONJP"
-        ),
-        conj,
+#: Each relation's source test: the full label a constituent must have for the relation to look at it.
+SOURCES: dict[str, re.Pattern[str]] = {
+    "aux": re.compile(r"VP|SQ|SINV|CONJP"),
+    "auxpass": re.compile(r"VP|SQ|SINV"),
+    "cop": re.compile(r"VP|SQ|SINV|SBARQ"),
+    "conj": re.compile(
+        r"VP|(?:WH)?NP(?:-TMP|-ADV)?|ADJP|PP|QP|ADVP|UCP(?:-TMP|-ADV)?|S|NX|SBAR|SBARQ|SINV|SQ|JJP|NML|RRC|PCONJP"
     ),
-    ("cc", re.compile(r".*"), cc),
-    ("punct", re.compile(r".*"), punct),
-    ("nsubj", re.compile(r"S|SQ|SBARQ|SINV|SBAR|PRN"), nsubj),
-    ("nsubjpass", re.compile(r"S|SQ"), nsubjpass),
-    ("csubj", re.compile(r"S"), csubj),
-    ("csubjpass", re.compile(r"S"), csubjpass),
-    ("dobj", re.compile(r"VP|SQ|SBARQ?"), dobj),
-    ("iobj", re.compile(r"VP"), iobj),
-    ("nmod", re.compile(r".*"), nmod),
-    ("ccomp", re.compile(r"VP|SINV|S|ADJP|ADVP|NP(?:-.*)?"), ccomp),
-    ("xcomp", re.compile(r"VP|ADJP|SINV"), xcomp),
-    ("mark", re.compile(r"SBAR(?:-TMP)?|VP|PP(?:-TMP|-ADV)?"), mark),
-    ("rel", re.compile(r"SBAR|SBARQ"), rel),
-    ("expl", re.compile(r"S|SQ|SINV"), expl),
-    ("advcl", re.compile(r"VP|S|SQ|SINV|SBARQ|NP|ADVP|ADJP"), advcl),
-    ("nmod:tmod", re.compile(r"VP|S|ADJP|PP|SBAR|SBARQ|NP|RRC"), tmod),
-    ("acl:relcl", re.compile(r"(?:WH)?(?:NP|NML|ADVP)(?:-.*)?"), relcl),
-    ("nummod", re.compile(r"(?:WH)?NP(?:-TMP|-ADV)?|NML|NX|ADJP|WHADJP|QP"), nummod),
-    ("amod", re.compile(r"NP(?:-TMP|-ADV)?|NX|NML|NAC|WHNP|ADJP|INTJ"), amod),
-    ("compound", re.compile(r"(?:WH)?(?:NP|NX|NAC|NML|ADVP|ADJP|QP)(?:-TMP|-ADV)?"), compound),
-    ("appos", re.compile(r"(?:WH)?NP(?:-TMP|-ADV)?|FRAG"), appos),
-    ("acl", re.compile(r"WHNP|WHNP-TMP|WHNP-ADV|NP(?:-[A-Z]+)?|NML|NX"), acl),
-    (
-        "advmod",
-        re.compile(
-            r"VP|ADJP|WHADJP|ADVP|WHADVP|S|SBAR|SINV|SQ|SBARQ|XS|(?:WH)?(?:PP|NP)(?:-TMP|-ADV)?|RRC|CONJP|JJP|QP"
-        ),
-        advmod,
+    "cc": re.compile(r".*"),
+    "punct": re.compile(r".*"),
+    "nsubj": re.compile(r"S|SQ|SBARQ|SINV|SBAR|PRN"),
+    "nsubjpass": re.compile(r"S|SQ"),
+    "csubj": re.compile(r"S"),
+    "csubjpass": re.compile(r"S"),
+    "dobj": re.compile(r"VP|SQ|SBARQ?"),
+    "iobj": re.compile(r"VP"),
+    "nmod": re.compile(r".*"),
+    "ccomp": re.compile(r"VP|SINV|S|ADJP|ADVP|NP(?:-.*)?"),
+    "xcomp": re.compile(r"VP|ADJP|SINV"),
+    "mark": re.compile(r"SBAR(?:-TMP)?|VP|PP(?:-TMP|-ADV)?"),
+    "rel": re.compile(r"SBAR|SBARQ"),
+    "expl": re.compile(r"S|SQ|SINV"),
+    "advcl": re.compile(r"VP|S|SQ|SINV|SBARQ|NP|ADVP|ADJP"),
+    "nmod:tmod": re.compile(r"VP|S|ADJP|PP|SBAR|SBARQ|NP|RRC"),
+    "acl:relcl": re.compile(r"(?:WH)?(?:NP|NML|ADVP)(?:-.*)?"),
+    "nummod": re.compile(r"(?:WH)?NP(?:-TMP|-ADV)?|NML|NX|ADJP|WHADJP|QP"),
+    "amod": re.compile(r"NP(?:-TMP|-ADV)?|NX|NML|NAC|WHNP|ADJP|INTJ"),
+    "compound": re.compile(r"(?:WH)?(?:NP|NX|NAC|NML|ADVP|ADJP|QP)(?:-TMP|-ADV)?"),
+    "appos": re.compile(r"(?:WH)?NP(?:-TMP|-ADV)?|FRAG"),
+    "acl": re.compile(r"WHNP|WHNP-TMP|WHNP-ADV|NP(?:-[A-Z]+)?|NML|NX"),
+    "advmod": re.compile(
+        r"VP|ADJP|WHADJP|ADVP|WHADVP|S|SBAR|SINV|SQ|SBARQ|XS|(?:WH)?(?:PP|NP)(?:-TMP|-ADV)?|RRC|CONJP|JJP|QP"
     ),
-    ("neg", re.compile(r"VP|ADJP|S|SBAR|SINV|SQ|NP(?:-TMP|-ADV)?|FRAG|CONJP|PP|NAC|NML|NX|ADVP|WHADVP"), neg),
-    ("mwe", re.compile(r"MWE"), mwe),
-    ("det", re.compile(r"(?:WH)?NP(?:-TMP|-ADV)?|NAC|NML|NX|X|ADVP|ADJP"), det),
-    ("det:predet", re.compile(r"(?:WH)?(?:NP|NX|NAC|NML)(?:-TMP|-ADV)?"), predet),
-    ("cc:preconj", re.compile(r"S|VP|ADJP|PP|ADVP|UCP(?:-TMP|-ADV)?|NX|NML|SBAR|NP(?:-TMP|-ADV)?"), preconj),
-    ("nmod:poss", re.compile(r"(?:WH)?(NP|ADJP|INTJ|PRN|NAC|NX|NML)(?:-.*)?"), poss),
-    ("case", re.compile(r"(?:WH)?(?:PP.*|SBARQ|NP|NML|ADVP)(?:-TMP|-ADV)?"), case),
-    ("compound:prt", re.compile(r"VP|ADJP"), prt),
-    ("nmod:npmod", re.compile(r"VP|(?:WH)?(?:NP|ADJP|ADVP|PP|QP)(?:-TMP|-ADV)?"), npmod),
-    ("parataxis", re.compile(r"S|VP|FRAG|NP"), parataxis),
-    ("discourse", re.compile(r".*"), discourse),
-    ("goeswith", re.compile(r".*"), goeswith),
-    ("list", re.compile(r"FRAG"), list_),
-    ("prep", re.compile(r"VP|ADJP"), prep),
-]
+    "neg": re.compile(r"VP|ADJP|S|SBAR|SINV|SQ|NP(?:-TMP|-ADV)?|FRAG|CONJP|PP|NAC|NML|NX|ADVP|WHADVP"),
+    "mwe": re.compile(r"MWE"),
+    "det": re.compile(r"(?:WH)?NP(?:-TMP|-ADV)?|NAC|NML|NX|X|ADVP|ADJP"),
+    "det:predet": re.compile(r"(?:WH)?(?:NP|NX|NAC|NML)(?:-TMP|-ADV)?"),
+    "cc:preconj": re.compile(r"S|VP|ADJP|PP|ADVP|UCP(?:-TMP|-ADV)?|NX|NML|SBAR|NP(?:-TMP|-ADV)?"),
+    "nmod:poss": re.compile(r"(?:WH)?(NP|ADJP|INTJ|PRN|NAC|NX|NML)(?:-.*)?"),
+    "case": re.compile(r"(?:WH)?(?:PP.*|SBARQ|NP|NML|ADVP)(?:-TMP|-ADV)?"),
+    "compound:prt": re.compile(r"VP|ADJP"),
+    "nmod:npmod": re.compile(r"VP|(?:WH)?(?:NP|ADJP|ADVP|PP|QP)(?:-TMP|-ADV)?"),
+    "parataxis": re.compile(r"S|VP|FRAG|NP"),
+    "discourse": re.compile(r".*"),
+    "goeswith": re.compile(r".*"),
+    "list": re.compile(r"FRAG"),
+    "prep": re.compile(r"VP|ADJP"),
+}
 
-_BY_LABEL: dict[str, tuple[tuple[str, Callable[[Node], Targets]], ...]] = {}
+_BY_LABEL: dict[str, tuple[tuple[str, Pattern], ...]] = {}
 
 
-def relations_for(label: str) -> tuple[tuple[str, Callable[[Node], Targets]], ...]:
-    """The relations whose source test admits ``label``, in order."""
+def relations_for(label: str) -> tuple[tuple[str, Pattern], ...]:
+    """The configurations (relation name, function) that apply to a constituent labelled ``label``."""
     found = _BY_LABEL.get(label)
     if found is None:
-        found = tuple((name, fn) for name, source, fn in RELATIONS if source.fullmatch(label))
+        found = tuple(
+            (name, fn) for name, test, fn in _TABLE if SOURCES[name].fullmatch(label) and _passes(test, label)
+        )
         _BY_LABEL[label] = found
     return found
 
+
+#: The relations in the converter's order.
+RELATIONS: tuple[str, ...] = tuple(SOURCES)
 
 # --- the hierarchy ---------------------------------------------------------------------------------------
 #: Each relation's parent in the hierarchy (``dep`` is the top).

@@ -147,12 +147,15 @@ class OrderedMap(Generic[V]):
 class Graph:
     """A multigraph of words with labelled edges and a set of roots."""
 
-    __slots__ = ("out", "inc", "roots")
+    __slots__ = ("out", "inc", "roots", "irregular")
 
     def __init__(self) -> None:
         self.out: OrderedMap[OrderedMap[list[Edge]]] = OrderedMap()
         self.inc: OrderedMap[OrderedMap[list[Edge]]] = OrderedMap()
         self.roots: OrderedMap[None] = OrderedMap()
+        #: True once the graph holds a copied word or a word with more than twelve neighbours on
+        #: one side; only then can a fresh copy of the graph visit words in another order.
+        self.irregular = False
 
     # building ----------------------------------------------------------------------------
     def add_vertex(self, w: Word) -> None:
@@ -186,6 +189,8 @@ class Graph:
             in_map.put(gov, in_list)
         out_list.append(edge)
         in_list.append(edge)
+        if gov.copy or dep.copy or out_map.cap > 16 or in_map.cap > 16:
+            self.irregular = True
         return edge
 
     def remove_edge(self, edge: Edge) -> bool:
@@ -293,6 +298,11 @@ class Graph:
             if w.index == index:
                 return w
         return None
+
+    def view(self) -> Graph:
+        """The graph a matcher should read: a fresh copy, or the graph itself when a copy would
+        visit words and edges in exactly the same order (callers collect matches before editing)."""
+        return self.soft_copy() if self.irregular else self
 
     def soft_copy(self) -> Graph:
         """A new graph with the same words and new edge objects, edge by edge in order."""

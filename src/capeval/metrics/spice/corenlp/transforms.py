@@ -58,6 +58,12 @@ def _has_word(node: Node, words: frozenset[str] | set[str], ignore_case: bool = 
     return False
 
 
+class _Rewrites:
+    """How many rewrites the steps have made (a step that made none left the tree as it was)."""
+
+    count = 0
+
+
 def _rewrite_all(root: Node, find: Callable[[Node], Match | None], apply: Callable[[Match], Node | None]) -> Node:
     """Rewrite the first match in pre-order, then search again from the root, until none is left."""
     while True:
@@ -67,6 +73,7 @@ def _rewrite_all(root: Node, find: Callable[[Node], Match | None], apply: Callab
                 break
         else:
             return root
+        _Rewrites.count += 1
         new_root = apply(match)
         if new_root is not None:
             root = new_root
@@ -956,23 +963,83 @@ def _now_that(match: Match) -> Node | None:
 
 
 # --- the whole transformation -------------------------------------------------------------------------
+class _Inventory:
+    """The labels and (lower-cased) words of a tree, to skip steps that cannot apply."""
+
+    __slots__ = ("labels", "words", "unary_repeat")
+
+    def __init__(self, root: Node) -> None:
+        self.labels: set[str] = set()
+        self.words: set[str] = set()
+        self.unary_repeat = False
+        self.update(root)
+
+    def update(self, root: Node) -> None:
+        labels = self.labels
+        labels.clear()
+        for node in root.preorder():
+            if node.word is not None:
+                self.words.add(node.word.lower())
+                continue
+            labels.add(node.label)
+            kids = node.kids
+            if len(kids) == 1 and kids[0].word is None and kids[0].label == node.label and kids[0].kids:
+                self.unary_repeat = True
+
+    def has(self, *labels: str) -> bool:
+        return any(label in self.labels for label in labels)
+
+    def has_prefix(self, prefix: str) -> bool:
+        return any(label.startswith(prefix) for label in self.labels)
+
+
 def transform(root: Node) -> Node:
-    """Apply the transformer's steps in order; the (possibly new) root."""
+    """Apply the transformer's steps in order; the (possibly new) root.
+
+    Each step is skipped when the tree lacks a label or word it needs (a skipped step would
+    find nothing to rewrite); the inventory of labels is refreshed after a step that rewrote.
+    """
     _clean_labels(root)
-    words = {leaf.word.lower() for leaf in root.leaves() if leaf.word is not None}
-    root = _multiword(root, words)
-    root = _rewrite_all(root, _find_prep_cc, _make_pconjp)
-    root = _rewrite_all(root, _find_ucp, _rename_ucp)
-    _flat_np_coordination(root)
-    root = _rewrite_all(root, _find_np_qp_qp, _merge_qps)
-    root = _rewrite_all(root, _find_qp_cc, _split_qp)
-    root = _rewrite_all(root, _find_money, _group_money)
-    root = _rewrite_all(root, _find_sq_flatten, _flatten_sq)
-    _dates(root)
-    root = _rewrite_all(root, _find_x_over_x, _remove_x_over_x)
-    root = _rewrite_all(root, _find_flat_conjp, _make_conjp)
-    for find in _MOVE_RB:
-        root = _rewrite_all(root, find, _move_rb)
-    root = _rewrite_all(root, _find_sbar_pp, _relabel_pp)
-    root = _rewrite_all(root, _find_now_that, _now_that)
+    inv = _Inventory(root)
+    words = inv.words
+
+    def step(root: Node, find: Callable[[Node], Match | None], apply: Callable[[Match], Node | None]) -> Node:
+        before = _Rewrites.count
+        root = _rewrite_all(root, find, apply)
+        if _Rewrites.count != before:
+            inv.update(root)
+        return root
+
+    if any(triggers & words for triggers, _ in _MWE_FINDERS) or "according" in words:
+        root = _multiword(root, words)
+        inv.update(root)
+    if inv.has("PP") and inv.has("CC"):
+        root = step(root, _find_prep_cc, _make_pconjp)
+    if inv.has_prefix("UCP"):
+        root = step(root, _find_ucp, _rename_ucp)
+    if inv.has_prefix("CC") and inv.has_prefix("NP"):
+        _flat_np_coordination(root)
+        inv.update(root)
+    if inv.has("QP"):
+        root = step(root, _find_np_qp_qp, _merge_qps)
+        root = step(root, _find_qp_cc, _split_qp)
+        root = step(root, _find_money, _group_money)
+    if inv.has("SBARQ"):
+        root = step(root, _find_sq_flatten, _flatten_sq)
+    if inv.has("NNP") and inv.has("CD"):
+        _dates(root)
+        inv.update(root)
+    if inv.unary_repeat:
+        root = step(root, _find_x_over_x, _remove_x_over_x)
+    if inv.has("CC") and "and" in words:
+        root = step(root, _find_flat_conjp, _make_conjp)
+    if inv.has(",", "CC", "CONJP") and inv.has("RB", "ADVP"):
+        root = step(root, _MOVE_RB[0], _move_rb)
+        root = step(root, _MOVE_RB[1], _move_rb)
+    if inv.has_prefix("FRAG") and inv.has("RB", "ADVP"):
+        root = step(root, _MOVE_RB[2], _move_rb)
+    if inv.has("SBAR") and inv.has("NP"):
+        root = step(root, _find_sbar_pp, _relabel_pp)
+    if "now" in words:
+        root = step(root, _find_now_that, _now_that)
     return root
