@@ -641,4 +641,5 @@ def ccprocessed(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency
         >>> ccprocessed("(ROOT (NP (NP (DT a) (NN dog)) (PP (IN on) (NP (DT a) (NN bed)))))")
         [('det', 2, 1), ('case', 5, 3), ('det', 5, 4), ('nmod:on', 2, 5), ('root', 0, 2)]
     """
-    return _listing(collapse(analyze(tree), sentence_index=sentence_index))
+    analysis = analyze(tree, sentence_index=sentence_index)
+    return _listing(collapse(analysis, sentence_index=sentence_index))

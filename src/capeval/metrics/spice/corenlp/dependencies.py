@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from .heads import find_heads
 from .nodes import Node, from_tree
 from .relations import PARENT, is_ancestor, relations_for
+from .semgraph import Graph, Word
 from .transforms import transform
 from .trees import Tree, read_tree
 
@@ -162,41 +163,24 @@ def _attach_stranded(root: Node, arcs: _Arcs) -> None:
             stack.append((kid, kid.head is not t.head))
 
 
-def _order_java(indices: list[int]) -> list[int]:
-    """Positions in the order a Java hash map holding them visits them."""
-    cap = 16
-    while len(indices) > (cap * 3) // 4:
-        cap *= 2
-    return sorted(indices, key=lambda i: (i & (cap - 1), i))
-
-
-def _convert_prep(edges: list[list[object]]) -> None:
+def _convert_prep(g: Graph) -> None:
     """``prep`` arcs of stranded prepositions -> ``case`` of an earlier ``nmod``, else ``nmod``."""
-    for e in [e for e in edges if e[0] == "prep"]:
-        gov, prep_dep = e[1], e[2]
-        assert isinstance(gov, int) and isinstance(prep_dep, int)
-        children = [x for x in edges if x[1] == gov]
-        positions = _order_java(sorted({x[2] for x in children}))  # type: ignore[misc]
+    for prep in [e for e in g.edges() if e.rel == "prep"]:
         changed = False
-        for pos in positions:
-            for x in children:
-                if x[2] != pos or x[0] not in ("nmod", "rel"):
-                    continue
-                if prep_dep < pos:
-                    continue
-                edges.remove(e)
-                edges.append(["case", pos, prep_dep])
-                if x[0] == "rel":
-                    x[0] = "nmod"
-                changed = True
-                break
-            if changed:
-                break
+        for nmod in g.out_edges(prep.gov):
+            if nmod.rel not in ("nmod", "rel") or prep.dep.index < nmod.dep.index:
+                continue
+            g.remove_edge(prep)
+            g.add_edge(nmod.dep, prep.dep, "case")
+            changed = True
+            if nmod.rel == "rel":
+                nmod.rel = "nmod"
+            break
         if not changed:
-            e[0] = "nmod"
-    for e in edges:
-        if e[0] == "rel":
-            e[0] = "dobj"
+            prep.rel = "nmod"
+    for edge in g.edges():
+        if edge.rel == "rel":
+            edge.rel = "dobj"
 
 
 # VerbNet 3.2 verbs taking NP V S-INF (lemmas); used only for a rare WH re-attachment.
@@ -217,9 +201,23 @@ _NP_V_S_INF = frozenset(
 )
 
 
-def _rough_lemma(word: str) -> set[str]:
+# Irregular forms of the verbs above (the regular ones are found by stripping the inflection).
+_IRREGULAR = {
+    "fell": "fall", "fallen": "fall", "began": "begin", "begun": "begin", "sang": "sing", "sung": "sing",
+    "thought": "think", "meant": "mean", "dreamt": "dream", "undertook": "undertake", "undertaken": "undertake",
+    "proven": "prove", "forwent": "forgo", "forgone": "forgo", "forewent": "forego", "foregone": "forego",
+    "overleapt": "overleap", "broadcasted": "broadcast", "hung": "hang",
+}  # fmt: skip
+
+
+def _lemma_candidates(word: str, tag: str) -> set[str]:
+    """The word's possible lemmas (its inflection stripped when tagged as a verb or plural noun)."""
     w = word.lower()
     out = {w}
+    if not (tag.startswith("VB") or tag == "NNS"):
+        return out
+    if w in _IRREGULAR:
+        out.add(_IRREGULAR[w])
     for suffix, repl in (
         ("ies", "y"),
         ("es", ""),
@@ -231,43 +229,28 @@ def _rough_lemma(word: str) -> set[str]:
         ("ing", "e"),
     ):
         if w.endswith(suffix) and len(w) > len(suffix) + 1:
-            out.add(w[: -len(suffix)] + repl)
+            stem = w[: -len(suffix)]
+            out.add(stem + repl)
+            if not repl and len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
+                out.add(stem[:-1])
     return out
 
 
-def _correct_wh_attachment(edges: list[list[object]], words: list[str], tags: list[str]) -> None:
-    """A WH word attached to a control verb moves to the embedded verb (never seen in captions)."""
-    snapshot = [list(e) for e in edges]
-    govs = sorted({e[1] for e in snapshot if e[0] == "xcomp"})  # type: ignore[type-var]
-    for root in govs:
-        assert isinstance(root, int)
-        kids = [e for e in snapshot if e[1] == root]
-        xcomps = [e for e in kids if e[0] == "xcomp"]
-        whs = [e for e in kids if e[0] in ("dep", "dobj")]
-        if not xcomps or not whs:
+def _correct_wh_attachment(g: Graph) -> None:
+    """A WH word hanging from a control verb moves to the embedded verb (not seen in captions)."""
+    view = g.soft_copy()
+    for root in view.topological_order():
+        outs = view.out_edges(root)
+        embedded = next((e.dep for e in outs if e.rel == "xcomp"), None)
+        wh = next((e.dep for e in outs if e.rel in ("dep", "dobj")), None)
+        if embedded is None or wh is None or not wh.tag.startswith("W"):
             continue
-        embedded = xcomps[0][2]
-        wh_edge = whs[0]
-        wh = wh_edge[2]
-        assert isinstance(wh, int)
-        if not tags[wh - 1].startswith("W"):
-            continue
-        obj = any(e[0] in ("dobj", "iobj") for e in kids)
-        if obj or _rough_lemma(words[root - 1]) & _NP_V_S_INF:
-            live = next((e for e in edges if e[1] == root and e[2] == wh), None)
-            if live is not None:
-                edges.remove(live)
-                edges.append(["dobj", embedded, wh])
-
-
-def _correct_subj_pass(edges: list[list[object]]) -> None:
-    passive = {e[1] for e in edges if e[0] == "auxpass"}
-    for e in edges:
-        if e[1] in passive:
-            if e[0] == "nsubj":
-                e[0] = "nsubjpass"
-            elif e[0] == "csubj":
-                e[0] = "csubjpass"
+        has_object = any(e.rel in ("dobj", "iobj") for e in outs)
+        if has_object or _lemma_candidates(root.word, root.tag) & _NP_V_S_INF:
+            edge = g.edge(root, wh)
+            if edge is not None:
+                g.remove_edge(edge)
+                g.add_edge(embedded, wh, "dobj")
 
 
 def _as_tree(tree: Tree | str) -> Tree:
@@ -278,8 +261,12 @@ def _as_tree(tree: Tree | str) -> Tree:
     raise TypeError(f"expected a Penn tree (Tree or str), not {type(tree).__name__}")
 
 
-def analyze(tree: Tree | str) -> Analysis:
+def analyze(tree: Tree | str, *, sentence_index: int = 0) -> Analysis:
     """The basic dependencies of ``tree`` with its words and tags.
+
+    Args:
+        tree: the parser's tree, as a :class:`~.trees.Tree` or as ``Tree.toString()`` prints it.
+        sentence_index: the sentence's 0-based position in its text (see :func:`basic`).
 
     Raises:
         TreeSyntaxError: ``tree`` is a malformed tree string.
@@ -294,25 +281,50 @@ def analyze(tree: Tree | str) -> Analysis:
     _label_order(root)
     arcs = _relate(root)
     _attach_stranded(root, arcs)
-    edges: list[list[object]] = []
-    for gov, dep in arcs.order:
-        assert gov.head is not None and dep.head is not None
-        edges.append([_merge(arcs.labels[(gov, dep)]), gov.head.index, dep.head.index])
     assert root.head is not None
     root_index = root.head.index
-    _correct_wh_attachment(edges, words, tags)
-    _convert_prep(edges)
-    _correct_subj_pass(edges)
-    unique = {(str(e[0]), int(e[1]), int(e[2])) for e in edges}  # type: ignore[call-overload]
+    found: list[tuple[str, int, int]] = []
+    for gov, dep in arcs.order:
+        assert gov.head is not None and dep.head is not None
+        found.append((_merge(arcs.labels[(gov, dep)]), gov.head.index, dep.head.index))
+    names = {rel for rel, _, _ in found}
+    if (
+        "prep" in names
+        or "rel" in names
+        or ("xcomp" in names and any(tags[d - 1].startswith("W") for _, _, d in found))
+    ):
+        found = _post_process(found, root_index, words, tags, sentence_index)
+    passive = {g for rel, g, _ in found if rel == "auxpass"}
+    unique = {
+        ({"nsubj": "nsubjpass", "csubj": "csubjpass"}.get(r, r) if g in passive else r, g, d) for r, g, d in found
+    }
     ordered = sorted(unique, key=lambda d: (d[2], d[1], d[0]))
     return Analysis(tuple(words), tuple(tags), tuple(ordered), root_index)
 
 
-def basic(tree: Tree | str) -> list[Dependency]:
+def _post_process(
+    found: list[tuple[str, int, int]], root: int, words: list[str], tags: list[str], sentence: int
+) -> list[tuple[str, int, int]]:
+    """WH re-attachment and stranded prepositions, on a graph that visits words as CoreNLP's does."""
+    g = Graph()
+    for rel, gov, dep in found:
+        g.add_edge(
+            Word(gov, words[gov - 1], tags[gov - 1], sentence), Word(dep, words[dep - 1], tags[dep - 1], sentence), rel
+        )
+    g.add_root(Word(root, words[root - 1], tags[root - 1], sentence))
+    _correct_wh_attachment(g)
+    _convert_prep(g)
+    return [(e.rel, e.gov.index, e.dep.index) for e in g.edges()]
+
+
+def basic(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency]:
     """CoreNLP 3.6.0's UD v1 basic dependencies of a Penn tree.
 
     Args:
         tree: the parser's tree, as a :class:`~.trees.Tree` or as ``Tree.toString()`` prints it.
+        sentence_index: the sentence's 0-based position in its text. CoreNLP hashes words by
+            position and sentence, and in two rare cases (a WH word under a control verb, a
+            stranded preposition) the order in which it visits them decides an attachment.
 
     Returns:
         ``(relation, governor, dependent)`` triples with 1-based word positions, sorted by
@@ -322,7 +334,7 @@ def basic(tree: Tree | str) -> list[Dependency]:
         >>> basic("(ROOT (NP (DT a) (NN dog)))")
         [('det', 2, 1), ('root', 0, 2)]
     """
-    analysis = analyze(tree)
+    analysis = analyze(tree, sentence_index=sentence_index)
     return [*analysis.edges, ("root", 0, analysis.root)]
 
 

@@ -1010,7 +1010,7 @@ def transform(root: Node) -> Node:
             inv.update(root)
         return root
 
-    if any(triggers & words for triggers, _ in _MWE_FINDERS) or "according" in words:
+    if any(triggers & words for triggers, _ in _MWE_FINDERS) or words & {"according", "at", "but"}:
         root = _multiword(root, words)
         inv.update(root)
     if inv.has("PP") and inv.has("CC"):
