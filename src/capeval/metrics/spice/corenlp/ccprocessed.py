@@ -118,29 +118,6 @@ def _childless(g: Graph, w: Word) -> bool:
     return m is None or not any(lst for _, lst in m.items())
 
 
-# --- step 0: subjects of passives, duplicates ------------------------------------------------------------
-def _correct_dependencies(g: Graph) -> None:
-    if not len(g.roots):
-        return
-    view = g.soft_copy()
-    for gov in view.topological_order():
-        outs = view.out_edges(gov)
-        for aux in outs:
-            if aux.rel != "auxpass":
-                continue
-            for subj in outs:
-                if subj.rel not in ("nsubj", "csubj"):
-                    continue
-                edge = g.edge(gov, subj.dep)
-                if edge is None:
-                    continue
-                new = {"nsubj": "nsubjpass", "csubj": "csubjpass"}.get(edge.rel)
-                if new is not None:
-                    g.remove_edge(edge)
-                    g.add_edge(gov, subj.dep, new)
-    g.delete_duplicate_edges()
-
-
 # --- step 1: multi-word prepositions -------------------------------------------------------------------------
 def _mwe(g: Graph, gov: Word, rel: str, words: tuple[Word, ...]) -> None:
     head: Word | None = None

@@ -290,11 +290,6 @@ def _wh_question(node: Node, parent: Node | None) -> bool:
     )
 
 
-def _word_of(node: Node) -> str:
-    w = node.leaf_word()
-    return w if w is not None else ""
-
-
 def _conjp_head(node: Node) -> Node | None:
     kids = node.kids
     for i, cc in enumerate(kids[:-1]):

@@ -81,10 +81,6 @@ def _kid_has_ci(node: Node, words: frozenset[str] | set[str]) -> bool:
     return any(k.label.lower() in words for k in node.kids)
 
 
-def _kid_label(node: Node, labels: frozenset[str] | set[str] | tuple[str, ...]) -> bool:
-    return any(k.label in labels for k in node.kids)
-
-
 def _kid_prefix(node: Node, prefixes: tuple[str, ...]) -> bool:
     return any(k.label.startswith(prefixes) for k in node.kids)
 
@@ -118,13 +114,6 @@ def _between(a: Node, b: Node) -> list[Node]:
     p = a.parent
     assert p is not None
     return p.kids[a.order + 1 : b.order]
-
-
-def _bare_label(node: Node) -> str:
-    """The label of ``node``'s head child (head finder without the parent)."""
-    if node.word is not None:
-        return ""
-    return bare(node).label
 
 
 def _time_headed(node: Node, words: frozenset[str] = TIME) -> bool:
@@ -195,10 +184,6 @@ def _head_path(node: Node) -> Iterable[Node]:
     while node.kids:
         node = node.kids[0] if node.is_preterminal() else bare(node)
         yield node
-
-
-def _np_basic(label: str) -> bool:
-    return label == "NP" or label.startswith("NP-")
 
 
 # --- the registry ---------------------------------------------------------------------------------------
@@ -795,9 +780,9 @@ def _nsubj_sbar(t: Node) -> Targets:
     ):
         vp = t.parent
         if vp is not None and vp.label == "VP" and vp.parent is not None and vp.parent.label == "S":
-            wh = _prev(vp.parent)
-            if wh is not None and wh.label == "WHNP":
-                out.append(wh)
+            relative = _prev(vp.parent)
+            if relative is not None and relative.label == "WHNP":
+                out.append(relative)
     return out
 
 
@@ -3132,9 +3117,9 @@ def _list(t: Node) -> Targets:
             b = kids[i + 2]
             for c in _right(b):
                 if "," in c.label:
-                    d = _next(c)
-                    if d is not None and d.label == "NP":
-                        out.append(d)
+                    last = _next(c)
+                    if last is not None and last.label == "NP":
+                        out.append(last)
     return out
 
 

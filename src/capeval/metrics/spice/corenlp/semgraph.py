@@ -136,13 +136,6 @@ class OrderedMap(Generic[V]):
         for k in self.keys():
             yield k, d[k]
 
-    def stored_key(self, key: Word) -> Word | None:
-        """The key object stored for a word equal to ``key``."""
-        for k in self.d:
-            if k == key:
-                return k
-        return None
-
 
 class Graph:
     """A multigraph of words with labelled edges and a set of roots."""

@@ -606,8 +606,8 @@ def _restructure_cc(t: Node, cc_index: int) -> None:
         group.append(right)
     if later_ccs:
         tree = Node("NP", group)
-        head = [tree] + ([sib[next_cc - 1]] if comma_right else [])
-        t.set_kids(head + rest)
+        front = [tree] + ([sib[next_cc - 1]] if comma_right else [])
+        t.set_kids(front + rest)
     else:
         if comma_right:
             group.append(sib[next_cc - 1])
@@ -692,11 +692,6 @@ def _group_money(match: Match) -> Node | None:
 
 
 # --- 7. copular WH-questions -------------------------------------------------------------------------
-def _is_copular(node: Node) -> bool:
-    w = _word(node)
-    return w is not None and w.lower() in COPULAR
-
-
 def _find_sq_flatten(node: Node) -> Match | None:
     if node.label != "SBARQ":
         return None
