@@ -193,9 +193,9 @@ def _multiword_prepositions(g: Graph) -> None:
     trigrams: dict[str, set[int]] = {}
     for i in range(1, len(ordered)):
         bigram = ordered[i - 1].word.lower() + "_" + ordered[i].word.lower()
-        bigrams.setdefault(bigram, set()).add(ordered[i - 1].index)
+        bigrams.setdefault(bigram, set()).add(ordered[i - 1].pos)
         if i > 1:
-            trigrams.setdefault(ordered[i - 2].word.lower() + "_" + bigram, set()).add(ordered[i - 2].index)
+            trigrams.setdefault(ordered[i - 2].word.lower() + "_" + bigram, set()).add(ordered[i - 2].pos)
 
     for bigram in REGULAR_TWO_WORD:
         for i in _ordered_ints(bigrams.get(bigram, set())):
@@ -272,7 +272,7 @@ def _multiword_prepositions(g: Graph) -> None:
 
 # --- step 2: coordinated PPs and prepositions ---------------------------------------------------------------
 def _conj_value(cc: Word, g: Graph) -> str:
-    pos = cc.index
+    pos = cc.pos
     value = cc.word.lower()
     if value == "not":
         before = g.node_at(pos - 1)
@@ -307,7 +307,7 @@ def _name_conjuncts(g: Graph, gov: Word, conjuncts: list[Word], cc: Word) -> Non
         edge = g.edge(gov, conj)
         if edge is None:
             continue
-        if edge.rel == "conj" or conj.index > cc.index:
+        if edge.rel == "conj" or conj.pos > cc.pos:
             edge.rel = _conj_value(cc, g)
 
 
@@ -419,7 +419,7 @@ def _name_by_markers(g: Graph, gov: Word, mod: Word, markers: list[Word]) -> Non
     parts: list[str] = []
     first = True
     for marker in markers:
-        if last == 0 or marker.index == last + 1:
+        if last == 0 or marker.pos == last + 1:
             if not first:
                 parts.append("_")
             parts.append(marker.word)
@@ -428,7 +428,7 @@ def _name_by_markers(g: Graph, gov: Word, mod: Word, markers: list[Word]) -> Non
             g.add_edge(gov, mod, _case_marked(edge.rel, "".join(parts).lower()))
             parts = [marker.word]
             first = True
-        last = marker.index
+        last = marker.pos
     edge.rel = _case_marked(edge.rel, "".join(parts).lower())
 
 
@@ -594,9 +594,9 @@ def _may_have_multiword(words: tuple[str, ...]) -> bool:
 
 
 def _listing(g: Graph) -> list[Dependency]:
-    edges = sorted(g.edges(), key=lambda e: (e.dep.index, e.dep.copy, e.gov.index, e.gov.copy, e.rel))
-    out: list[Dependency] = [(e.rel, e.gov.index, e.dep.index) for e in edges]
-    out += [("root", 0, r.index) for r in g.roots.keys()]
+    edges = sorted(g.edges(), key=lambda e: (e.dep.pos, e.dep.copy, e.gov.pos, e.gov.copy, e.rel))
+    out: list[Dependency] = [(e.rel, e.gov.pos, e.dep.pos) for e in edges]
+    out += [("root", 0, r.pos) for r in g.roots.keys()]
     return out
 
 

@@ -58,8 +58,8 @@ def _merge(labels: list[str]) -> str:
     return current
 
 
-def _label_order(root: Node) -> None:
-    for node in root.preorder():
+def _label_order(order: list[Node]) -> None:
+    for node in order:
         kids = node.kids
         node.kidset = frozenset([k.label for k in kids])
         for i, kid in enumerate(kids):
@@ -128,14 +128,14 @@ class _Arcs:
         return False
 
 
-def _relate(root: Node) -> _Arcs:
+def _relate(order: list[Node]) -> _Arcs:
     arcs = _Arcs()
-    for t in root.preorder():
+    for t in order:
         if not _is_phrasal(t):
             continue
         top = t.top
         assert top is not None
-        for name, fn in relations_for(t.label):
+        for name, fn in relations_for(t.label, t.kidset):
             for u in fn(t):
                 utop = u.top
                 assert utop is not None
@@ -168,7 +168,7 @@ def _convert_prep(g: Graph) -> None:
     for prep in [e for e in g.edges() if e.rel == "prep"]:
         changed = False
         for nmod in g.out_edges(prep.gov):
-            if nmod.rel not in ("nmod", "rel") or prep.dep.index < nmod.dep.index:
+            if nmod.rel not in ("nmod", "rel") or prep.dep.pos < nmod.dep.pos:
                 continue
             g.remove_edge(prep)
             g.add_edge(nmod.dep, prep.dep, "case")
@@ -277,9 +277,10 @@ def analyze(tree: Tree | str, *, sentence_index: int = 0) -> Analysis:
     words = [leaf.word or "" for leaf in leaves]
     tags = [leaf.tag for leaf in leaves]
     root = transform(root)
-    find_heads(root)
-    _label_order(root)
-    arcs = _relate(root)
+    order = root.preorder()
+    _label_order(order)
+    find_heads(root, order)
+    arcs = _relate(order)
     _attach_stranded(root, arcs)
     assert root.head is not None
     root_index = root.head.index
@@ -314,7 +315,7 @@ def _post_process(
     g.add_root(Word(root, words[root - 1], tags[root - 1], sentence))
     _correct_wh_attachment(g)
     _convert_prep(g)
-    return [(e.rel, e.gov.index, e.dep.index) for e in g.edges()]
+    return [(e.rel, e.gov.pos, e.dep.pos) for e in g.edges()]
 
 
 def basic(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency]:

@@ -425,9 +425,11 @@ def bare_head_child(node: Node) -> Node:
     return found
 
 
-def find_heads(root: Node) -> None:
-    """Set ``hkid``, ``head`` and ``top`` on every node below and at ``root``."""
-    order = root.preorder()
+def find_heads(root: Node, order: list[Node] | None = None) -> None:
+    """Set ``hkid``, ``head`` and ``top`` on every node below and at ``root``
+    (``order``: the tree's nodes in pre-order, when the caller has them)."""
+    if order is None:
+        order = root.preorder()
     for node in reversed(order):
         node.bare_hkid = None
         if node.word is not None:

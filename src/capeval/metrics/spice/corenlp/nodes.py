@@ -18,8 +18,20 @@ PUNCT_TAGS = frozenset({"''", "``", "-LRB-", "-RRB-", ".", ":", ","})
 _ANNOTATION_CHARS = frozenset("-=|#^~_[")
 
 
+_BASIC: dict[str, str] = {}
+
+
 def basic_category(label: str) -> str:
     """The label without function tags: ``NP-TMP`` -> ``NP``; a leading ``-`` is kept (``-LRB-``)."""
+    found = _BASIC.get(label)
+    if found is None:
+        found = _basic_category(label)
+        if len(_BASIC) < 20_000:
+            _BASIC[label] = found
+    return found
+
+
+def _basic_category(label: str) -> str:
     if not label:
         return label
     first = label[0]

@@ -190,15 +190,19 @@ def _head_path(node: Node) -> Iterable[Node]:
 LabelTest = frozenset[str] | re.Pattern[str] | Callable[[str], bool]
 Pattern = Callable[[Node], Targets]
 _EMPTY: Targets = []
-_TABLE: list[tuple[str, LabelTest, Pattern]] = []
+_TABLE: list[tuple[str, LabelTest, frozenset[str] | None, Pattern]] = []
 
 
-def _on(relation: str, labels: LabelTest) -> Callable[[Pattern], Pattern]:
+def _on(
+    relation: str, labels: LabelTest, needs: set[str] | frozenset[str] | None = None
+) -> Callable[[Pattern], Pattern]:
     """Register a configuration of ``relation`` for constituents whose label passes ``labels``
-    (a set of labels, a regular expression that must match the whole label, or a predicate)."""
+    (a set of labels, a regular expression that must match the whole label, or a predicate)
+    and, when ``needs`` is given, that have a child labelled one of ``needs`` (the configuration
+    finds nothing otherwise, so it is not even called)."""
 
     def register(fn: Pattern) -> Pattern:
-        _TABLE.append((relation, labels, fn))
+        _TABLE.append((relation, labels, frozenset(needs) if needs is not None else None, fn))
         return fn
 
     return register
@@ -225,7 +229,7 @@ def _basic_in(*cats: str) -> Callable[[str], bool]:
 _AUX_TAGS = frozenset({"MD", "AUX", "AUXG", "POS"})
 
 
-@_on("aux", _labels("VP"))
+@_on("aux", _labels("VP"), needs={"VP"})
 def _aux_vp(t: Node) -> Targets:
     if "VP" not in t.kidset:
         return _EMPTY
@@ -262,7 +266,7 @@ def _participle_phrase(x: Node) -> bool:
     return "CC" in ks and any(k.label in ("VP", "ADJP") and ("VBN" in k.kidset or "VBD" in k.kidset) for k in x.kids)
 
 
-@_on("auxpass", _labels("VP"))
+@_on("auxpass", _labels("VP"), needs={"VP", "ADJP"})
 def _auxpass_vp(t: Node) -> Targets:
     if not any(_participle_phrase(k) for k in t.kids):
         return _EMPTY
@@ -396,7 +400,7 @@ def _has_cc(t: Node) -> bool:
     return "CC" in ks or "CONJP" in ks
 
 
-@_on("conj", _CLAUSE_CONJ_PARENTS)
+@_on("conj", _CLAUSE_CONJ_PARENTS, needs=_CC_CONJP)
 def _conj_clause(t: Node) -> Targets:
     if not _has_cc(t):
         return _EMPTY
@@ -415,7 +419,7 @@ def _conj_clause(t: Node) -> Targets:
     return out
 
 
-@_on("conj", _labels("SBAR"))
+@_on("conj", _labels("SBAR"), needs=_CC_CONJP)
 def _conj_sbar(t: Node) -> Targets:
     if not _has_cc(t):
         return _EMPTY
@@ -428,7 +432,7 @@ def _conj_sbar(t: Node) -> Targets:
     return out
 
 
-@_on("conj", _CLAUSE_CONJ_PARENTS - {"RRC"})
+@_on("conj", _CLAUSE_CONJ_PARENTS - {"RRC"}, needs=_CC_CONJP)
 def _conj_after_comma_in_clause(t: Node) -> Targets:
     """The conjunct right after a comma/bracket in a coordinated clause."""
     if not _has_cc(t):
@@ -471,7 +475,7 @@ def _etc_in(t: Node) -> bool:
     return "FW" in t.kidset or (("ADVP" in t.kidset or "NP" in t.kidset) and _has_etc_kid(t))
 
 
-@_on("conj", _PHRASE_CONJ_PARENTS)
+@_on("conj", _PHRASE_CONJ_PARENTS, needs=_CC_CONJP | {"FW", "ADVP", "NP"})
 def _conj_phrase(t: Node) -> Targets:
     cc = _has_cc(t)
     etc = _etc_in(t)
@@ -488,7 +492,7 @@ def _conj_phrase(t: Node) -> Targets:
     return out
 
 
-@_on("conj", _PHRASE_CONJ_PARENTS2)
+@_on("conj", _PHRASE_CONJ_PARENTS2, needs=_CC_CONJP | {"FW", "ADVP", "NP"})
 def _conj_phrase_adverb(t: Node) -> Targets:
     cc = _has_cc(t)
     etc = _etc_in(t)
@@ -572,7 +576,7 @@ _NOT = frozenset({"not"})
 _ONLY = frozenset({"only", "just", "merely"})
 
 
-@_on("cc", lambda label: True)
+@_on("cc", lambda label: True, needs=_CC_CONJP)
 def _cc(t: Node) -> Targets:
     if not _has_cc(t):
         return _EMPTY
@@ -601,7 +605,7 @@ def _smiley(node: Node) -> bool:
     return any(_WESTERN_SMILEY.search(k.label) or _ASIAN_SMILEY.search(k.label) for k in node.kids)
 
 
-@_on("punct", lambda label: True)
+@_on("punct", lambda label: True, needs=_PUNCT_LABELS | {"NFP"})
 def _punct(t: Node) -> Targets:
     ks = t.kidset
     if ks.isdisjoint(_PUNCT_LABELS) and "NFP" not in ks:
@@ -613,7 +617,7 @@ def _punct(t: Node) -> Targets:
 _NP_WHNP = frozenset({"NP", "WHNP"})
 
 
-@_on("nsubj", _labels("S"))
+@_on("nsubj", _labels("S"), needs=_NP_WHNP)
 def _nsubj_s(t: Node) -> Targets:
     ks = t.kidset
     if "NP" not in ks and "WHNP" not in ks:
@@ -645,14 +649,14 @@ def _nsubj_s(t: Node) -> Targets:
     return out
 
 
-@_on("nsubj", _labels("SQ", "PRN"))
+@_on("nsubj", _labels("SQ", "PRN"), needs={"NP"})
 def _nsubj_sq_prn(t: Node) -> Targets:
     if "NP" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "NP" and "EX" not in k.kidset and any(r.label == "VP" for r in _right(k))]
 
 
-@_on("nsubj", _labels("SQ"))
+@_on("nsubj", _labels("SQ"), needs={"NP"})
 def _nsubj_sq(t: Node) -> Targets:
     if "NP" not in t.kidset:
         return _EMPTY
@@ -786,7 +790,7 @@ def _nsubj_sbar(t: Node) -> Targets:
     return out
 
 
-@_on("nsubjpass", _labels("S", "SQ"))
+@_on("nsubjpass", _labels("S", "SQ"), needs={"VP"})
 def _nsubjpass(t: Node) -> Targets:
     if "VP" not in t.kidset:
         return _EMPTY
@@ -809,7 +813,7 @@ def _clausal_subjects(t: Node) -> Iterable[Node]:
                 yield k
 
 
-@_on("csubj", _labels("S"))
+@_on("csubj", _labels("S"), needs={"S", "SBAR"})
 def _csubj(t: Node) -> Targets:
     ks = t.kidset
     if "VP" not in ks or ("S" not in ks and "SBAR" not in ks):
@@ -825,7 +829,7 @@ def _passive_vp(vp: Node) -> bool:
     return any(v.label.startswith(("VB", "AUX")) and _kid_has_ci(v, PASSIVE_AUX) for v in vp.kids)
 
 
-@_on("csubjpass", _labels("S"))
+@_on("csubjpass", _labels("S"), needs={"S", "SBAR"})
 def _csubjpass(t: Node) -> Targets:
     ks = t.kidset
     if "VP" not in ks or ("S" not in ks and "SBAR" not in ks):
@@ -878,7 +882,7 @@ def _to_vp(s: Node) -> bool:
     return any(v.label == "VP" and "TO" in v.kidset for v in s.kids)
 
 
-@_on("dobj", _labels("VP"))
+@_on("dobj", _labels("VP"), needs={"NP", "WHNP", "S"})
 def _dobj_vp(t: Node) -> Targets:
     ks = t.kidset
     out: Targets = []
@@ -965,7 +969,7 @@ def _pp_ending_in(vp: Node, last: tuple[str, ...]) -> bool:
     return any(pp.label == "PP" and pp.kids and pp.kids[-1].label in last for pp in _chain(vp, lambda x: x == "VP"))
 
 
-@_on("dobj", _labels("SBAR"))
+@_on("dobj", _labels("SBAR"), needs={"WHNP"})
 def _dobj_sbar(t: Node) -> Targets:
     if "WHNP" not in t.kidset or "S" not in t.kidset:
         return _EMPTY
@@ -988,7 +992,7 @@ def _dobj_sbar(t: Node) -> Targets:
     return out
 
 
-@_on("iobj", _labels("VP"))
+@_on("iobj", _labels("VP"), needs={"NP"})
 def _iobj(t: Node) -> Targets:
     if "NP" not in t.kidset:
         return _EMPTY
@@ -1044,7 +1048,7 @@ def _has_nominal_kid(k: Node) -> bool:
     return any(_nominal(c.label) for c in k.kids)
 
 
-@_on("nmod", _NMOD_PARENTS)
+@_on("nmod", _NMOD_PARENTS, needs=_PP_LABELS | {"S"})
 def _nmod_pp(t: Node) -> Targets:
     ks = t.kidset
     out: Targets = []
@@ -1061,7 +1065,7 @@ def _nmod_pp(t: Node) -> Targets:
     return out
 
 
-@_on("nmod", _PP_LABELS_ADV)
+@_on("nmod", _PP_LABELS_ADV, needs=_PP_LABELS_ADV)
 def _nmod_pp_in_pp(t: Node) -> Targets:
     if t.kidset.isdisjoint(_PP_LABELS_ADV):
         return _EMPTY
@@ -1074,7 +1078,7 @@ def _nmod_pp_in_pp(t: Node) -> Targets:
     return out
 
 
-@_on("nmod", _labels("S", "SINV"))
+@_on("nmod", _labels("S", "SINV"), needs={"PP", "PP-TMP"})
 def _nmod_fronted(t: Node) -> Targets:
     ks = t.kidset
     if ("PP" not in ks and "PP-TMP" not in ks) or ("VP" not in ks and "S" not in ks):
@@ -1082,7 +1086,7 @@ def _nmod_fronted(t: Node) -> Targets:
     return [k for k in t.kids if k.label in ("PP", "PP-TMP") and "SBAR" not in k.kidset and "S" not in k.kidset]
 
 
-@_on("nmod", _labels("SBAR", "SBARQ"))
+@_on("nmod", _labels("SBAR", "SBARQ"), needs={"S", "SQ"})
 def _nmod_sbar(t: Node) -> Targets:
     ks = t.kidset
     if "S" not in ks and "SQ" not in ks:
@@ -1090,7 +1094,7 @@ def _nmod_sbar(t: Node) -> Targets:
     return [k for k in t.kids if k.label.startswith(("PP", "WHPP"))]
 
 
-@_on("nmod", _basic_in("NP"))
+@_on("nmod", _basic_in("NP"), needs={"UCP", "UCP-TMP", "UCP-ADV", "PRN"})
 def _nmod_ucp(t: Node) -> Targets:
     return [
         k
@@ -1169,7 +1173,7 @@ def _sbar_choices(target: Node) -> list[Node]:
     return out
 
 
-@_on("ccomp", _labels("VP"))
+@_on("ccomp", _labels("VP"), needs={"S", "SBAR", "SBARQ"})
 def _ccomp_vp(t: Node) -> Targets:
     kids = t.kids
     out: Targets = []
@@ -1222,7 +1226,7 @@ def _ccomp_vp(t: Node) -> Targets:
     return out
 
 
-@_on("ccomp", _basic_in("S", "SINV"))
+@_on("ccomp", _basic_in("S", "SINV"), needs={"S", "SBARQ"})
 def _ccomp_quoted(t: Node) -> Targets:
     """``"...", he said``: a clause followed by a comma/period/quote."""
     out: Targets = []
@@ -1272,7 +1276,7 @@ def _ccomp_quoted(t: Node) -> Targets:
 _TO_VBG_VBN = frozenset({"TO", "VBG", "VBN"})
 
 
-@_on("ccomp", _labels("ADVP"))
+@_on("ccomp", _labels("ADVP"), needs={"SBAR"})
 def _ccomp_advp(t: Node) -> Targets:
     if "SBAR" not in t.kidset:
         return _EMPTY
@@ -1289,7 +1293,7 @@ def _ccomp_advp(t: Node) -> Targets:
     return out
 
 
-@_on("ccomp", _labels("ADJP"))
+@_on("ccomp", _labels("ADJP"), needs={"SBAR"})
 def _ccomp_adjp(t: Node) -> Targets:
     if "SBAR" not in t.kidset:
         return _EMPTY
@@ -1300,7 +1304,7 @@ def _ccomp_adjp(t: Node) -> Targets:
     ]
 
 
-@_on("ccomp", _labels("S"))
+@_on("ccomp", _labels("S"), needs={"SBAR"})
 def _ccomp_s_that(t: Node) -> Targets:
     kids = t.kids
     if kids:
@@ -1312,7 +1316,7 @@ def _ccomp_s_that(t: Node) -> Targets:
     return _EMPTY
 
 
-@_on("ccomp", _basic_in("NP"))
+@_on("ccomp", _basic_in("NP"), needs={"SBAR"})
 def _ccomp_np(t: Node) -> Targets:
     ks = t.kidset
     if "SBAR" not in ks or ("JJ" not in ks and "NN" not in ks and "NNS" not in ks):
@@ -1450,7 +1454,7 @@ def _xcomp_vp(t: Node) -> Targets:
     return out
 
 
-@_on("xcomp", _labels("ADJP"))
+@_on("xcomp", _labels("ADJP"), needs={"S"})
 def _xcomp_adjp(t: Node) -> Targets:
     if "S" not in t.kidset:
         return _EMPTY
@@ -1473,19 +1477,19 @@ def _xcomp_sinv(t: Node) -> Targets:
 
 
 # --- mark, rel, expl -------------------------------------------------------------------------------------------
-@_on("mark", _labels("VP"))
+@_on("mark", _labels("VP"), needs={"TO"})
 def _mark_to(t: Node) -> Targets:
     if "TO" not in t.kidset or "VP" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "TO"]
 
 
-@_on("mark", _labels("SBAR", "SBAR-TMP"))
+@_on("mark", _labels("SBAR", "SBAR-TMP"), needs={"IN", "DT", "MWE"})
 def _mark_sbar(t: Node) -> Targets:
     return [k for k in t.kids if k.label in ("IN", "DT", "MWE") and any(r.label in ("S", "FRAG") for r in _right(k))]
 
 
-@_on("mark", _labels("SBAR"))
+@_on("mark", _labels("SBAR"), needs={"IN", "DT"})
 def _mark_that(t: Node) -> Targets:
     if "IN" not in t.kidset and "DT" not in t.kidset:
         return _EMPTY
@@ -1504,7 +1508,7 @@ def _mark_that(t: Node) -> Targets:
 _MARKERS = frozenset({"IN", "TO", "MWE", "PCONJP", "VBN", "JJ"})
 
 
-@_on("mark", _labels("PP", "PP-TMP", "PP-ADV"))
+@_on("mark", _labels("PP", "PP-TMP", "PP-ADV"), needs=_MARKERS)
 def _mark_pp(t: Node) -> Targets:
     out: Targets = []
     for k in t.kids:
@@ -1515,7 +1519,7 @@ def _mark_pp(t: Node) -> Targets:
     return out
 
 
-@_on("rel", _labels("SBAR"))
+@_on("rel", _labels("SBAR"), needs={"WHNP"})
 def _rel_sbar(t: Node) -> Targets:
     if "WHNP" not in t.kidset or "S" not in t.kidset:
         return _EMPTY
@@ -1554,7 +1558,7 @@ def _rel_sbarq(t: Node) -> Targets:
     return out
 
 
-@_on("expl", _labels("S", "SQ", "SINV"))
+@_on("expl", _labels("S", "SQ", "SINV"), needs={"NP"})
 def _expl(t: Node) -> Targets:
     if "NP" not in t.kidset:
         return _EMPTY
@@ -1674,7 +1678,7 @@ def _has_sbar(t: Node) -> bool:
     return any(basic_category(k.label) == "SBAR" for k in t.kids)
 
 
-@_on("advcl", _labels("VP"))
+@_on("advcl", _labels("VP"), needs={"SBAR", "S"})
 def _advcl_vp(t: Node) -> Targets:
     kids = t.kids
     out: Targets = []
@@ -1725,7 +1729,7 @@ def _advcl_vp(t: Node) -> Targets:
     return out
 
 
-@_on("advcl", _labels("S", "SQ", "SINV"))
+@_on("advcl", _labels("S", "SQ", "SINV"), needs={"SBAR", "SBAR-TMP"})
 def _advcl_fronted_sbar(t: Node) -> Targets:
     ks = t.kidset
     if "SBAR" not in ks and "SBAR-TMP" not in ks:
@@ -1768,7 +1772,7 @@ def _advcl_sbarq(t: Node) -> Targets:
     return out
 
 
-@_on("advcl", _labels("S", "SQ"))
+@_on("advcl", _labels("S", "SQ"), needs={"SBAR"})
 def _advcl_wh(t: Node) -> Targets:
     if not _has_sbar(t):
         return _EMPTY
@@ -1780,7 +1784,7 @@ def _advcl_wh(t: Node) -> Targets:
     ]
 
 
-@_on("advcl", _basic_in("S"))
+@_on("advcl", _basic_in("S"), needs={"SBAR", "S"})
 def _advcl_before_subject(t: Node) -> Targets:
     out: Targets = []
     for k in t.kids:
@@ -1798,7 +1802,7 @@ def _advcl_before_subject(t: Node) -> Targets:
     return out
 
 
-@_on("advcl", _labels("NP"))
+@_on("advcl", _labels("NP"), needs={"SBAR"})
 def _advcl_than(t: Node) -> Targets:
     if "SBAR" not in t.kidset or "NP" not in t.kidset:
         return _EMPTY
@@ -1813,14 +1817,14 @@ def _advcl_than(t: Node) -> Targets:
     return out
 
 
-@_on("advcl", _labels("ADVP"))
+@_on("advcl", _labels("ADVP"), needs={"ADVP"})
 def _advcl_advp(t: Node) -> Targets:
     if "ADVP" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "SBAR"]
 
 
-@_on("advcl", _labels("S", "SINV"))
+@_on("advcl", _labels("S", "SINV"), needs={"S"})
 def _advcl_participle(t: Node) -> Targets:
     if "S" not in t.kidset:
         return _EMPTY
@@ -1858,7 +1862,7 @@ _NOT_PP_OR_IN = re.compile(r"^((?!(PP|IN)).)*$")
 _NOT_PP_CC_COMMA = re.compile(r"^((?!(PP|CC|CONJP|,)).)*$")
 
 
-@_on("advcl", _ADVCL_PCOMP_PARENTS)
+@_on("advcl", _ADVCL_PCOMP_PARENTS, needs=_PP_LABELS)
 def _advcl_pcomp(t: Node) -> Targets:
     if t.kidset.isdisjoint(_PP_LABELS) or _last_is_etc(t):
         return _EMPTY
@@ -1877,7 +1881,7 @@ def _advcl_pcomp(t: Node) -> Targets:
     return out
 
 
-@_on("advcl", _labels("VP", "ADJP"))
+@_on("advcl", _labels("VP", "ADJP"), needs={"PP"})
 def _advcl_coordinated_pp(t: Node) -> Targets:
     if "PP" not in t.kidset:
         return _EMPTY
@@ -1896,7 +1900,7 @@ _OLD = frozenset({"old"})
 _WHEN = frozenset({"when"})
 
 
-@_on("nmod:tmod", _labels("VP", "ADJP", "RRC"))
+@_on("nmod:tmod", _labels("VP", "ADJP", "RRC"), needs={"NP", "NP-TMP", "VP"})
 def _tmod_vp(t: Node) -> Targets:
     out: Targets = []
     for k in t.kids:
@@ -1915,7 +1919,7 @@ def _tmod_vp(t: Node) -> Targets:
     return out
 
 
-@_on("nmod:tmod", _basic_in("PP"))
+@_on("nmod:tmod", _basic_in("PP"), needs={"IN", "TO", "VBG", "FW"})
 def _tmod_pp(t: Node) -> Targets:
     out: Targets = []
     for k in t.kids:
@@ -1930,7 +1934,7 @@ def _tmod_pp(t: Node) -> Targets:
     return out
 
 
-@_on("nmod:tmod", _labels("S"))
+@_on("nmod:tmod", _labels("S"), needs={"NP", "NP-TMP"})
 def _tmod_s(t: Node) -> Targets:
     out: Targets = []
     for k in t.kids:
@@ -1984,7 +1988,7 @@ def _tmod_sbarq(t: Node) -> Targets:
     return _EMPTY
 
 
-@_on("nmod:tmod", _labels("NP"))
+@_on("nmod:tmod", _labels("NP"), needs={"NP-TMP"})
 def _tmod_np(t: Node) -> Targets:
     if "NP-TMP" not in t.kidset:
         return _EMPTY
@@ -2036,7 +2040,7 @@ def _relcl_where(t: Node) -> Targets:
     return [s for s in _right(t) if s.label == "SBAR" and _where_why_when(s)]
 
 
-@_on("acl:relcl", _basic_in("NP", "WHNP"))
+@_on("acl:relcl", _basic_in("NP", "WHNP"), needs={"RRC"})
 def _relcl_rrc(t: Node) -> Targets:
     if "RRC" not in t.kidset or bare(t).label not in ("NP", "WHNP", "NML", "DT", "S"):
         return _EMPTY
@@ -2054,7 +2058,7 @@ def _relcl_advp(t: Node) -> Targets:
     return _EMPTY
 
 
-@_on("acl:relcl", _labels("NP"))
+@_on("acl:relcl", _labels("NP"), needs={"SBAR"})
 def _relcl_no_relativizer(t: Node) -> Targets:
     if "SBAR" not in t.kidset or "NP" not in t.kidset:
         return _EMPTY
@@ -2073,7 +2077,7 @@ def _relcl_no_relativizer(t: Node) -> Targets:
 _NOMINAL_EXACT = re.compile(r"(?:WH)?(?:NP|NX|NML)(?:-TMP|-ADV)?")
 
 
-@_on("nummod", _NOMINAL_EXACT)
+@_on("nummod", _NOMINAL_EXACT, needs={"CD", "QP", "ADJP"})
 def _nummod(t: Node) -> Targets:
     ks = t.kidset
     out: Targets = []
@@ -2090,7 +2094,7 @@ def _nummod(t: Node) -> Targets:
     return out
 
 
-@_on("nummod", _labels("QP"))
+@_on("nummod", _labels("QP"), needs={"$"})
 def _nummod_money(t: Node) -> Targets:
     if "$" not in t.kidset:
         return _EMPTY
@@ -2100,7 +2104,7 @@ def _nummod_money(t: Node) -> Targets:
 _AMOD_TARGETS = frozenset({"ADJP", "WHADJP", "JJ", "JJR", "JJS", "JJP", "VBN", "VBG", "VBD", "IN"})
 
 
-@_on("amod", _labels("NP", "NP-TMP", "NP-ADV", "NX", "NML", "NAC", "WHNP", "INTJ"))
+@_on("amod", _labels("NP", "NP-TMP", "NP-ADV", "NX", "NML", "NAC", "WHNP", "INTJ"), needs=_AMOD_TARGETS)
 def _amod(t: Node) -> Targets:
     if t.kidset.isdisjoint(_AMOD_TARGETS):
         return _EMPTY
@@ -2117,7 +2121,7 @@ def _amod(t: Node) -> Targets:
     return out
 
 
-@_on("amod", _labels("ADJP"))
+@_on("amod", _labels("ADJP"), needs={"JJ", "NNP"})
 def _amod_adjp(t: Node) -> Targets:
     if not t.kidset.isdisjoint(_CC_CONJP):
         return _EMPTY
@@ -2125,7 +2129,7 @@ def _amod_adjp(t: Node) -> Targets:
     return adjs if len(adjs) > 1 else _EMPTY
 
 
-@_on("amod", _labels("WHNP", "WHNP-TMP", "WHNP-ADV", "NP", "NP-TMP", "NP-ADV"))
+@_on("amod", _labels("WHNP", "WHNP-TMP", "WHNP-ADV", "NP", "NP-TMP", "NP-ADV"), needs={","})
 def _amod_age(t: Node) -> Targets:
     if "," not in t.kidset:
         return _EMPTY
@@ -2159,7 +2163,7 @@ def _ends_possessive(node: Node) -> bool:
     return False
 
 
-@_on("compound", _COMPOUND_PARENTS)
+@_on("compound", _COMPOUND_PARENTS, needs=_COMPOUND_TARGETS)
 def _compound(t: Node) -> Targets:
     ks = t.kidset
     if ks.isdisjoint(_COMPOUND_SISTERS) or ks.isdisjoint(_COMPOUND_TARGETS):
@@ -2180,7 +2184,7 @@ def _compound(t: Node) -> Targets:
     return out
 
 
-@_on("compound", _COMPOUND_PARENTS)
+@_on("compound", _COMPOUND_PARENTS, needs=_ADJ_TAGS)
 def _compound_before_adjective(t: Node) -> Targets:
     ks = t.kidset
     if ks.isdisjoint(_ADJ_TAGS) or bare(t).label not in _NOUNS or _ends_possessive(t):
@@ -2198,7 +2202,7 @@ def _compound_before_adjective(t: Node) -> Targets:
     return out
 
 
-@_on("compound", _labels("QP", "ADJP"))
+@_on("compound", _labels("QP", "ADJP"), needs={"CD", "#"})
 def _compound_number(t: Node) -> Targets:
     out: Targets = []
     for k in t.kids:
@@ -2213,7 +2217,7 @@ _ETC1 = frozenset({"etc"})
 _IN_IN = frozenset({"in", "In"})
 
 
-@_on("compound", _labels("ADJP", "ADVP"))
+@_on("compound", _labels("ADJP", "ADVP"), needs={"FW"})
 def _compound_foreign(t: Node) -> Targets:
     if "FW" not in t.kidset:
         return _EMPTY
@@ -2239,7 +2243,7 @@ def _plain(t: Node) -> bool:
     return t.kidset.isdisjoint(_CC_CONJP) and not _has_etc_kid(t)
 
 
-@_on("appos", _APPOS_PARENTS | {"FRAG"})
+@_on("appos", _APPOS_PARENTS | {"FRAG"}, needs={",", "PRN"})
 def _appos_comma(t: Node) -> Targets:
     ks = t.kidset
     out: Targets = []
@@ -2267,7 +2271,7 @@ def _appos_comma(t: Node) -> Targets:
     return out
 
 
-@_on("appos", _basic_in("WHNP", "NP"))
+@_on("appos", _basic_in("WHNP", "NP"), needs={"NP"})
 def _appos_brackets(t: Node) -> Targets:
     if "NP" not in t.kidset:
         return _EMPTY
@@ -2284,7 +2288,7 @@ def _appos_brackets(t: Node) -> Targets:
     ]
 
 
-@_on("appos", _labels("NP", "NP-TMP", "NP-ADV"))
+@_on("appos", _labels("NP", "NP-TMP", "NP-ADV"), needs={"NNP"})
 def _appos_names(t: Node) -> Targets:
     if "NNP" not in t.kidset or "," not in t.kidset or not _plain(t):
         return _EMPTY
@@ -2299,7 +2303,7 @@ def _appos_names(t: Node) -> Targets:
     return out
 
 
-@_on("appos", _APPOS_PARENTS)
+@_on("appos", _APPOS_PARENTS, needs={"PRN", "NP"})
 def _appos_abbreviation(t: Node) -> Targets:
     ks = t.kidset
     out: Targets = []
@@ -2326,7 +2330,7 @@ def _appos_abbreviation(t: Node) -> Targets:
     return out
 
 
-@_on("appos", _labels("FRAG", "NP"))
+@_on("appos", _labels("FRAG", "NP"), needs={"NP"})
 def _appos_colon(t: Node) -> Targets:
     out: Targets = []
     for np in t.kids:
@@ -2339,7 +2343,7 @@ def _appos_colon(t: Node) -> Targets:
     return out
 
 
-@_on("discourse", lambda label: True)
+@_on("discourse", lambda label: True, needs={"NFP", "INTJ", "PRN"})
 def _discourse(t: Node) -> Targets:
     ks = t.kidset
     if "NFP" not in ks and "INTJ" not in ks and "PRN" not in ks:
@@ -2359,7 +2363,7 @@ _NP_ANY_FUNCTION = re.compile(r"NP(?:-[A-Z]+)?")
 _PARTICIPLES = frozenset({"VBG", "VBN", "VBD"})
 
 
-@_on("acl", _ACL_PARENTS)
+@_on("acl", _ACL_PARENTS, needs={"VP"})
 def _acl_vp(t: Node) -> Targets:
     ks = t.kidset
     if "VP" not in ks:
@@ -2377,7 +2381,7 @@ def _acl_vp(t: Node) -> Targets:
     return out
 
 
-@_on("acl", _NOMINAL_EXACT)
+@_on("acl", _NOMINAL_EXACT, needs=_PP_LABELS)
 def _acl_pcomp(t: Node) -> Targets:
     if t.kidset.isdisjoint(_PP_LABELS) or _last_is_etc(t):
         return _EMPTY
@@ -2401,7 +2405,7 @@ def _acl_pcomp(t: Node) -> Targets:
     return out
 
 
-@_on("acl", _NP_ANY_FUNCTION)
+@_on("acl", _NP_ANY_FUNCTION, needs={"S", "SBAR"})
 def _acl_infinitive(t: Node) -> Targets:
     ks = t.kidset
     if "S" not in ks and "SBAR" not in ks:
@@ -2446,7 +2450,7 @@ def _at_least_like(k: Node) -> bool:
     return found_at and found_np
 
 
-@_on("advmod", _ADVMOD_PARENTS)
+@_on("advmod", _ADVMOD_PARENTS, needs=_ADVERBS)
 def _advmod(t: Node) -> Targets:
     if t.kidset.isdisjoint(_ADVERBS):
         return _EMPTY
@@ -2456,7 +2460,7 @@ def _advmod(t: Node) -> Targets:
 _QP_MODIFIERS = frozenset({"IN", "RB", "RBR", "RBS", "PDT", "DT", "JJ", "JJR", "JJS", "XS"})
 
 
-@_on("advmod", _labels("QP"))
+@_on("advmod", _labels("QP"), needs=_QP_MODIFIERS | {"MWE"})
 def _advmod_qp(t: Node) -> Targets:
     out: Targets = [k for k in t.kids if k.label in _QP_MODIFIERS]
     for k in t.kids:
@@ -2469,7 +2473,7 @@ def _advmod_qp(t: Node) -> Targets:
     return out
 
 
-@_on("advmod", _labels("ADVP", "WHADVP"))
+@_on("advmod", _labels("ADVP", "WHADVP"), needs=_ADVERBS_JJ)
 def _advmod_advp(t: Node) -> Targets:
     kids = t.kids
     if t.kidset.isdisjoint(_ADVERBS_JJ):
@@ -2488,7 +2492,7 @@ def _advmod_advp(t: Node) -> Targets:
     return out
 
 
-@_on("advmod", _labels("SBAR"))
+@_on("advmod", _labels("SBAR"), needs={"WHNP"})
 def _advmod_sbar(t: Node) -> Targets:
     return [k for k in t.kids if k.label == "WHNP" and "WRB" in k.kidset]
 
@@ -2499,7 +2503,7 @@ def _advmod_sbarq(t: Node) -> Targets:
     return [kids[0]] if kids and kids[0].label == "WHADVP" else _EMPTY
 
 
-@_on("advmod", _labels("XS"))
+@_on("advmod", _labels("XS"), needs={"JJ"})
 def _advmod_xs(t: Node) -> Targets:
     return [k for k in t.kids if k.label == "JJ"]
 
@@ -2514,7 +2518,7 @@ def _advmod_pp(t: Node) -> Targets:
     return out
 
 
-@_on("advmod", _labels("CONJP"))
+@_on("advmod", _labels("CONJP"), needs={"RB"})
 def _advmod_conjp(t: Node) -> Targets:
     return [k for k in t.kids if k.label == "RB" and _plain_adverb(k)]
 
@@ -2522,14 +2526,14 @@ def _advmod_conjp(t: Node) -> Targets:
 _NEG_DET_SISTER = re.compile(r"^(?:N[MNXP]|CD|JJ|JJR|FW|ADJP|QP|RB|RBR|PRP(?![$])|PRN)")
 
 
-@_on("neg", _labels("VP", "NP", "NP-TMP", "NP-ADV", "ADJP", "SQ", "S", "FRAG", "CONJP", "PP"))
+@_on("neg", _labels("VP", "NP", "NP-TMP", "NP-ADV", "ADJP", "SQ", "S", "FRAG", "CONJP", "PP"), needs={"RB"})
 def _neg_rb(t: Node) -> Targets:
     if "RB" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "RB" and _kid_has_ci(k, NOT_WORDS)]
 
 
-@_on("neg", _labels("VP", "ADJP", "S", "SBAR", "SINV", "FRAG"))
+@_on("neg", _labels("VP", "ADJP", "S", "SBAR", "SINV", "FRAG"), needs={"ADVP"})
 def _neg_advp(t: Node) -> Targets:
     if "ADVP" not in t.kidset:
         return _EMPTY
@@ -2549,7 +2553,7 @@ def _neg_question(t: Node) -> Targets:
     return _EMPTY
 
 
-@_on("neg", _labels("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "ADJP", "ADVP"))
+@_on("neg", _labels("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "ADJP", "ADVP"), needs={"DT", "RB"})
 def _neg_no(t: Node) -> Targets:
     ks = t.kidset
     if "DT" not in ks and "RB" not in ks:
@@ -2561,7 +2565,7 @@ def _neg_no(t: Node) -> Targets:
     ]
 
 
-@_on("neg", _labels("ADVP", "WHADVP"))
+@_on("neg", _labels("ADVP", "WHADVP"), needs=_ADVERBS_JJ)
 def _neg_no_adverb(t: Node) -> Targets:
     if not t.kidset.isdisjoint(_CC_CONJP):
         return _EMPTY
@@ -2583,7 +2587,7 @@ _EITHER_NO = frozenset({"either", "neither", "both", "no"})
 _ALL_BOTH_EACH = frozenset({"all", "both", "each"})
 
 
-@_on("det", _labels("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "X"))
+@_on("det", _labels("NP", "NP-TMP", "NP-ADV", "NAC", "NML", "NX", "X"), needs={"DT"})
 def _det(t: Node) -> Targets:
     if "DT" not in t.kidset:
         return _EMPTY
@@ -2656,7 +2660,7 @@ def _det_special(t: Node) -> Targets:
     return out
 
 
-@_on("det", _labels("WHNP"))
+@_on("det", _labels("WHNP"), needs={"NP"})
 def _det_whnp(t: Node) -> Targets:
     out: Targets = []
     for np in t.kids:
@@ -2668,7 +2672,7 @@ def _det_whnp(t: Node) -> Targets:
 _DETERMINERS = frozenset({"DT", "WDT", "WP"})
 
 
-@_on("det", _basic_in("WHNP", "ADVP", "ADJP"))
+@_on("det", _basic_in("WHNP", "ADVP", "ADJP"), needs=_DETERMINERS)
 def _det_other(t: Node) -> Targets:
     if t.kidset.isdisjoint(_DETERMINERS):
         return _EMPTY
@@ -2684,7 +2688,7 @@ def _det_other(t: Node) -> Targets:
     return out
 
 
-@_on("det", _basic_in("NP"))
+@_on("det", _basic_in("NP"), needs={"WDT", "WP"})
 def _det_wh(t: Node) -> Targets:
     if "WDT" not in t.kidset and "WP" not in t.kidset:
         return _EMPTY
@@ -2698,7 +2702,7 @@ def _det_wh(t: Node) -> Targets:
 _PREDET_PARENTS = re.compile(r"(?:(?:WH)?NP(?:-TMP|-ADV)?|NX|NAC|NML)")
 
 
-@_on("det:predet", _PREDET_PARENTS)
+@_on("det:predet", _PREDET_PARENTS, needs={"PDT", "DT"})
 def _predet(t: Node) -> Targets:
     ks = t.kidset
     if "PDT" not in ks and "DT" not in ks:
@@ -2719,7 +2723,7 @@ def _predet(t: Node) -> Targets:
     return out
 
 
-@_on("det:predet", _APPOS_PARENTS)
+@_on("det:predet", _APPOS_PARENTS, needs={"PDT", "DT"})
 def _predet_other(t: Node) -> Targets:
     ks = t.kidset
     if "PDT" not in ks and "DT" not in ks:
@@ -2761,7 +2765,7 @@ def _not_only(k: Node) -> bool:
 _PRECONJ_TAGS = frozenset({"PDT", "CC", "DT"})
 
 
-@_on("cc:preconj", _PRECONJ_NP)
+@_on("cc:preconj", _PRECONJ_NP, needs=_PRECONJ_TAGS | {"CONJP"})
 def _preconj_np(t: Node) -> Targets:
     ks = t.kidset
     if ks.isdisjoint(_PRECONJ_TAGS) and "CONJP" not in ks:
@@ -2776,7 +2780,7 @@ def _preconj_np(t: Node) -> Targets:
     return out
 
 
-@_on("cc:preconj", lambda label: _PRECONJ_CLAUSE.search(label) is not None)
+@_on("cc:preconj", lambda label: _PRECONJ_CLAUSE.search(label) is not None, needs=_CC_CONJP)
 def _preconj_clause(t: Node) -> Targets:
     ks = t.kidset
     if "CC" not in ks and "CONJP" not in ks:
@@ -2805,7 +2809,7 @@ def _cc_before_nominal(x: Node) -> bool:
     return any(c.label in _CC_CONJP and any(r.label in _NOMINALS for r in _right(c)) for c in x.kids)
 
 
-@_on("nmod:poss", _POSS_PARENTS)
+@_on("nmod:poss", _POSS_PARENTS, needs={"PRP$", "WP$"})
 def _poss_pronoun(t: Node) -> Targets:
     ks = t.kidset
     if "PRP$" not in ks and "WP$" not in ks:
@@ -2813,7 +2817,7 @@ def _poss_pronoun(t: Node) -> Targets:
     return [k for k in t.kids if k.label in ("WP$", "PRP$")]
 
 
-@_on("nmod:poss", _POSS_NP)
+@_on("nmod:poss", _POSS_NP, needs=_NOMINALS)
 def _poss_np(t: Node) -> Targets:
     if t.kidset.isdisjoint(_NOMINALS):
         return _EMPTY
@@ -2831,7 +2835,7 @@ def _poss_np(t: Node) -> Targets:
     return out
 
 
-@_on("nmod:poss", _POSS_NP2)
+@_on("nmod:poss", _POSS_NP2, needs={"POS"})
 def _poss_flat(t: Node) -> Targets:
     if "POS" not in t.kidset:
         return _EMPTY
@@ -2851,7 +2855,7 @@ def _poss_flat(t: Node) -> Targets:
     return out
 
 
-@_on("case", lambda label: "PP" in label)
+@_on("case", lambda label: "PP" in label, needs=_MARKERS | {"CC", "VBG"})
 def _case_pp(t: Node) -> Targets:
     kids = t.kids
     out: Targets = []
@@ -2886,7 +2890,7 @@ def _case_pp(t: Node) -> Targets:
     return out
 
 
-@_on("case", re.compile(r"(?:WH)?(?:NP|NML)(?:-TMP|-ADV)?"))
+@_on("case", re.compile(r"(?:WH)?(?:NP|NML)(?:-TMP|-ADV)?"), needs={"POS", "VBZ"})
 def _case_possessive(t: Node) -> Targets:
     ks = t.kidset
     if "POS" not in ks and "VBZ" not in ks:
@@ -2894,21 +2898,21 @@ def _case_possessive(t: Node) -> Targets:
     return [k for k in t.kids if k.label == "POS" or (k.label == "VBZ" and _kid_has(k, _APOS_S))]
 
 
-@_on("case", _basic_in("ADVP"))
+@_on("case", _basic_in("ADVP"), needs={"IN"})
 def _case_advp(t: Node) -> Targets:
     if "IN" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "IN"]
 
 
-@_on("compound:prt", _labels("VP"))
+@_on("compound:prt", _labels("VP"), needs={"PRT"})
 def _prt(t: Node) -> Targets:
     if "PRT" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "PRT"]
 
 
-@_on("compound:prt", _labels("ADJP"))
+@_on("compound:prt", _labels("ADJP"), needs={"RP"})
 def _prt_adjp(t: Node) -> Targets:
     if "RP" not in t.kidset or not _kid_prefix(t, ("VB",)):
         return _EMPTY
@@ -2940,7 +2944,7 @@ def _npmod_before_head(t: Node) -> Targets:
     return _EMPTY
 
 
-@_on("nmod:npmod", _basic_in("ADJP"))
+@_on("nmod:npmod", _basic_in("ADJP"), needs={"NN"})
 def _npmod_adjective(t: Node) -> Targets:
     if "NN" not in t.kidset or not t.kidset.isdisjoint(_CC_CONJP):
         return _EMPTY
@@ -3034,7 +3038,7 @@ def _parataxis_vp(t: Node) -> Targets:
 _S_SINV_SBAR = frozenset({"S", "SINV", "SBAR"})
 
 
-@_on("parataxis", _labels("S", "FRAG", "VP"))
+@_on("parataxis", _labels("S", "FRAG", "VP"), needs={":"})
 def _parataxis_colon(t: Node) -> Targets:
     kids = t.kids
     if ":" not in t.kidset or any(r.label in _CC_CONJP for r in kids[1:]):
@@ -3063,7 +3067,7 @@ def _parataxis_juxtaposed(t: Node) -> Targets:
     return out
 
 
-@_on("parataxis", _basic_in("S", "FRAG", "VP"))
+@_on("parataxis", _basic_in("S", "FRAG", "VP"), needs={":"})
 def _parataxis_colon_np(t: Node) -> Targets:
     if ":" not in t.kidset or any(basic_category(k.label) in ("CONJP", "CC") for k in t.kids):
         return _EMPTY
@@ -3076,7 +3080,7 @@ def _parataxis_colon_np(t: Node) -> Targets:
     return out
 
 
-@_on("parataxis", _labels("FRAG", "NP"))
+@_on("parataxis", _labels("FRAG", "NP"), needs={"NP"})
 def _parataxis_names(t: Node) -> Targets:
     out: Targets = []
     for np in t.kids:
@@ -3095,14 +3099,14 @@ def _parataxis_names(t: Node) -> Targets:
     return out
 
 
-@_on("goeswith", lambda label: True)
+@_on("goeswith", lambda label: True, needs={"GW"})
 def _goeswith(t: Node) -> Targets:
     if "GW" not in t.kidset:
         return _EMPTY
     return [k for k in t.kids if k.label == "GW"]
 
 
-@_on("list", _labels("FRAG"))
+@_on("list", _labels("FRAG"), needs={"NP"})
 def _list(t: Node) -> Targets:
     kids = t.kids
     out: Targets = []
@@ -3123,7 +3127,7 @@ def _list(t: Node) -> Targets:
     return out
 
 
-@_on("prep", _labels("VP", "ADJP"))
+@_on("prep", _labels("VP", "ADJP"), needs={"PP"})
 def _prep(t: Node) -> Targets:
     if "PP" not in t.kidset:
         return _EMPTY
@@ -3180,17 +3184,35 @@ SOURCES: dict[str, re.Pattern[str]] = {
     "prep": re.compile(r"VP|ADJP"),
 }
 
-_BY_LABEL: dict[str, tuple[tuple[str, Pattern], ...]] = {}
+_BY_LABEL: dict[str, tuple[tuple[str, frozenset[str] | None, Pattern], ...]] = {}
+_BY_NODE: dict[tuple[str, frozenset[str]], tuple[tuple[str, Pattern], ...]] = {}
 
 
-def relations_for(label: str) -> tuple[tuple[str, Pattern], ...]:
-    """The configurations (relation name, function) that apply to a constituent labelled ``label``."""
+def _for_label(label: str) -> tuple[tuple[str, frozenset[str] | None, Pattern], ...]:
     found = _BY_LABEL.get(label)
     if found is None:
         found = tuple(
-            (name, fn) for name, test, fn in _TABLE if SOURCES[name].fullmatch(label) and _passes(test, label)
+            (name, needs, fn)
+            for name, test, needs, fn in _TABLE
+            if SOURCES[name].fullmatch(label) and _passes(test, label)
         )
         _BY_LABEL[label] = found
+    return found
+
+
+def relations_for(label: str, kids: frozenset[str] | None = None) -> tuple[tuple[str, Pattern], ...]:
+    """The configurations (relation name, function) that apply to a constituent labelled
+    ``label`` whose children carry the labels ``kids`` (all of them when ``kids`` is None)."""
+    if kids is None:
+        return tuple((name, fn) for name, _, fn in _for_label(label))
+    key = (label, kids)
+    found = _BY_NODE.get(key)
+    if found is None:
+        found = tuple(
+            (name, fn) for name, needs, fn in _for_label(label) if needs is None or not needs.isdisjoint(kids)
+        )
+        if len(_BY_NODE) < 100_000:
+            _BY_NODE[key] = found
     return found
 
 

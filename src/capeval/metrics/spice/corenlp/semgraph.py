@@ -17,7 +17,6 @@ numbered, which follows the object the copy is made from.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Generic, TypeVar
 
 __all__ = ["Word", "Edge", "OrderedMap", "Graph"]
@@ -25,41 +24,45 @@ __all__ = ["Word", "Edge", "OrderedMap", "Graph"]
 V = TypeVar("V")
 
 
-class Word:
-    """A word of the graph: position, copy number, text and tag."""
+class Word(tuple):  # type: ignore[type-arg]
+    """A word of the graph: position, copy number, text and tag.
 
-    __slots__ = ("index", "copy", "word", "tag", "original", "ncopies", "h")
+    Equal, and hashed alike, when position and copy number are (it is the pair itself)."""
 
-    def __init__(self, index: int, word: str, tag: str, sentence: int = 0, copy: int = 0) -> None:
-        self.index = index
+    pos: int
+    copy: int
+    word: str
+    tag: str
+    original: Word | None
+    ncopies: int
+    h: int
+
+    def __new__(cls, index: int, word: str, tag: str, sentence: int = 0, copy: int = 0) -> Word:
+        self = tuple.__new__(cls, (index, copy))
+        self.pos = index
         self.copy = copy
         self.word = word
         self.tag = tag
-        self.original: Word | None = None
+        self.original = None
         self.ncopies = 0
         self.h = 29 * sentence + index if sentence else index
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Word) and self.index == other.index and self.copy == other.copy
-
-    def __hash__(self) -> int:
-        return self.index * 1024 + self.copy
+        return self
 
     def key(self) -> tuple[int, int]:
         """The sort key (position, then copy number)."""
-        return (self.index, self.copy)
+        return (self.pos, self.copy)
 
     def soft_copy(self) -> Word:
         """A new copy of this word (numbered after the copies made so far from the same original)."""
         base = self.original if self.original is not None else self
         base.ncopies += 1
-        new = Word(base.index, base.word, base.tag, copy=base.ncopies)
+        new = Word(base.pos, base.word, base.tag, copy=base.ncopies)
         new.h = base.h
         new.original = base
         return new
 
     def __repr__(self) -> str:
-        return f"{self.word}-{self.index}" + ("'" * self.copy)
+        return f"{self.word}-{self.pos}" + ("'" * self.copy)
 
 
 class Edge:
@@ -78,7 +81,7 @@ class Edge:
 
     def key(self) -> tuple[int, int, int, int, str]:
         """Order by governor, then dependent, then relation name."""
-        return (self.gov.index, self.gov.copy, self.dep.index, self.dep.copy, self.rel)
+        return (self.gov.pos, self.gov.copy, self.dep.pos, self.dep.copy, self.rel)
 
     def __repr__(self) -> str:
         return f"{self.rel}({self.gov!r}, {self.dep!r})"
@@ -126,15 +129,21 @@ class OrderedMap(Generic[V]):
         """The keys (the objects first stored for each word), in Java's iteration order."""
         order = self._order
         if order is None:
-            mask = self.cap - 1
-            order = sorted(self.d, key=lambda w: _spread(w.h) & mask)
+            if len(self.d) < 2:
+                order = list(self.d)
+            else:
+                mask = self.cap - 1
+                order = sorted(self.d, key=lambda w: _spread(w.h) & mask)
             self._order = order
         return order
 
-    def items(self) -> Iterator[tuple[Word, V]]:
+    def items(self) -> list[tuple[Word, V]]:
         d = self.d
-        for k in self.keys():
-            yield k, d[k]
+        return [(k, d[k]) for k in self.keys()]
+
+    def values(self) -> list[V]:
+        d = self.d
+        return [d[k] for k in self.keys()]
 
 
 class Graph:
@@ -219,22 +228,22 @@ class Graph:
 
     def out_edges(self, w: Word) -> list[Edge]:
         """Outgoing edges of ``w``: child by child (in map order), each child's edges in order."""
-        m = self.out.get(w)
+        m = self.out.d.get(w)
         if m is None:
             return []
-        return [e for _, lst in m.items() for e in lst]
+        return [e for lst in m.values() for e in lst]
 
     def in_edges(self, w: Word) -> list[Edge]:
-        m = self.inc.get(w)
+        m = self.inc.d.get(w)
         if m is None:
             return []
-        return [e for _, lst in m.items() for e in lst]
+        return [e for lst in m.values() for e in lst]
 
     def edges(self) -> list[Edge]:
         """Every edge, governor by governor in map order."""
         out: list[Edge] = []
-        for _, m in self.out.items():
-            for _, lst in m.items():
+        for m in self.out.values():
+            for lst in m.values():
                 out.extend(lst)
         return out
 
@@ -288,7 +297,7 @@ class Graph:
     def node_at(self, index: int) -> Word | None:
         """The first word (in map order) at position ``index``."""
         for w in self.out.keys():
-            if w.index == index:
+            if w.pos == index:
                 return w
         return None
 
