@@ -187,3 +187,13 @@ def test_tree_equality_and_hash() -> None:
     a, b = read_tree("(ROOT (NN dog))"), read_tree("(ROOT (NN dog))")
     assert a == b and hash(a) == hash(b) and a != read_tree("(ROOT (NN cat))")
     assert isinstance(a, Tree) and a.is_preterminal() is False and a.children[0].is_preterminal()
+
+
+def test_lemmas_decide_the_wh_attachment() -> None:
+    # CoreNLP: dobj(kind, that), because the lemma of "fallen" ("fall") takes NP + infinitive.
+    tree = "(ROOT (NP (DT A) (NN woman) (PRT (WDT that) (S (VP (VBZ has) (VP (VBN fallen) (ADJP (NN kind))))))))"
+    assert ("dobj", 6, 3) in basic(tree)
+    assert ("dobj", 6, 3) in basic(tree, lemmas=["a", "woman", "that", "have", "fall", "kind"])
+    assert ("dep", 5, 3) in basic(tree, lemmas=["a", "woman", "that", "have", "fallen", "kind"])
+    with pytest.raises(ValueError, match="2 lemmas for 6 words"):
+        ccprocessed(tree, lemmas=["a", "woman"])

@@ -24,7 +24,7 @@ with their original's position, so self-loops (``conj:and(3, 3)``) and repeated 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .dependencies import Analysis, analyze
 from .relations import CLAUSE_RELATIONS
@@ -600,14 +600,17 @@ def _listing(g: Graph) -> list[Dependency]:
     return out
 
 
-def ccprocessed(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency]:
+def ccprocessed(tree: Tree | str, *, sentence_index: int = 0, lemmas: Sequence[str] | None = None) -> list[Dependency]:
     """CoreNLP 3.6.0's collapsed CC-processed UD v1 dependencies of a Penn tree.
 
     Args:
         tree: the parser's tree, as a :class:`~.trees.Tree` or as ``Tree.toString()`` prints it.
         sentence_index: the sentence's 0-based position in its text. CoreNLP hashes words by
             position and sentence, and the order in which it visits them decides a few labels
-            (two coordinators on one head, two case markers on one noun) in long sentences.
+            (two coordinators on one head, two case markers on one noun): pass it for every
+            sentence after the first of a caption.
+        lemmas: the words' Morpha lemmas, if the caller has them (see
+            :func:`~.dependencies.basic`).
 
     Returns:
         ``(relation, governor, dependent)`` triples with 1-based positions, sorted by dependent,
@@ -618,5 +621,5 @@ def ccprocessed(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency
         >>> ccprocessed("(ROOT (NP (NP (DT a) (NN dog)) (PP (IN on) (NP (DT a) (NN bed)))))")
         [('det', 2, 1), ('case', 5, 3), ('det', 5, 4), ('nmod:on', 2, 5), ('root', 0, 2)]
     """
-    analysis = analyze(tree, sentence_index=sentence_index)
+    analysis = analyze(tree, sentence_index=sentence_index, lemmas=lemmas)
     return _listing(collapse(analysis, sentence_index=sentence_index))

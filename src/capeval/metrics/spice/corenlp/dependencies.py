@@ -17,11 +17,12 @@ relation name), followed by ``("root", 0, i)``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .heads import find_heads
 from .nodes import Node, from_tree
-from .relations import PARENT, is_ancestor, relations_for
+from .relations import is_ancestor, relations_for
 from .semgraph import Graph, Word
 from .transforms import transform
 from .trees import Tree, read_tree
@@ -236,7 +237,7 @@ def _lemma_candidates(word: str, tag: str) -> set[str]:
     return out
 
 
-def _correct_wh_attachment(g: Graph) -> None:
+def _correct_wh_attachment(g: Graph, lemmas: Sequence[str] | None) -> None:
     """A WH word hanging from a control verb moves to the embedded verb (not seen in captions)."""
     view = g.soft_copy()
     for root in view.topological_order():
@@ -246,7 +247,11 @@ def _correct_wh_attachment(g: Graph) -> None:
         if embedded is None or wh is None or not wh.tag.startswith("W"):
             continue
         has_object = any(e.rel in ("dobj", "iobj") for e in outs)
-        if has_object or _lemma_candidates(root.word, root.tag) & _NP_V_S_INF:
+        if lemmas is not None:
+            control = lemmas[root.pos - 1].lower() in _NP_V_S_INF
+        else:
+            control = bool(_lemma_candidates(root.word, root.tag) & _NP_V_S_INF)
+        if has_object or control:
             edge = g.edge(root, wh)
             if edge is not None:
                 g.remove_edge(edge)
@@ -261,21 +266,25 @@ def _as_tree(tree: Tree | str) -> Tree:
     raise TypeError(f"expected a Penn tree (Tree or str), not {type(tree).__name__}")
 
 
-def analyze(tree: Tree | str, *, sentence_index: int = 0) -> Analysis:
+def analyze(tree: Tree | str, *, sentence_index: int = 0, lemmas: Sequence[str] | None = None) -> Analysis:
     """The basic dependencies of ``tree`` with its words and tags.
 
     Args:
         tree: the parser's tree, as a :class:`~.trees.Tree` or as ``Tree.toString()`` prints it.
         sentence_index: the sentence's 0-based position in its text (see :func:`basic`).
+        lemmas: the words' lemmas (see :func:`basic`).
 
     Raises:
         TreeSyntaxError: ``tree`` is a malformed tree string.
-        ValueError: a constituent label the converter has no head rule for.
+        ValueError: a constituent label the converter has no head rule for, or ``lemmas`` not
+            one per word.
     """
     parsed = _as_tree(tree)
     root, leaves = from_tree(parsed)
     words = [leaf.word or "" for leaf in leaves]
     tags = [leaf.tag for leaf in leaves]
+    if lemmas is not None and len(lemmas) != len(words):
+        raise ValueError(f"{len(lemmas)} lemmas for {len(words)} words in {parsed}")
     root = transform(root)
     order = root.preorder()
     _label_order(order)
@@ -294,7 +303,7 @@ def analyze(tree: Tree | str, *, sentence_index: int = 0) -> Analysis:
         or "rel" in names
         or ("xcomp" in names and any(tags[d - 1].startswith("W") for _, _, d in found))
     ):
-        found = _post_process(found, root_index, words, tags, sentence_index)
+        found = _post_process(found, root_index, words, tags, sentence_index, lemmas)
     passive = {g for rel, g, _ in found if rel == "auxpass"}
     unique = {
         ({"nsubj": "nsubjpass", "csubj": "csubjpass"}.get(r, r) if g in passive else r, g, d) for r, g, d in found
@@ -304,7 +313,12 @@ def analyze(tree: Tree | str, *, sentence_index: int = 0) -> Analysis:
 
 
 def _post_process(
-    found: list[tuple[str, int, int]], root: int, words: list[str], tags: list[str], sentence: int
+    found: list[tuple[str, int, int]],
+    root: int,
+    words: list[str],
+    tags: list[str],
+    sentence: int,
+    lemmas: Sequence[str] | None,
 ) -> list[tuple[str, int, int]]:
     """WH re-attachment and stranded prepositions, on a graph that visits words as CoreNLP's does."""
     g = Graph()
@@ -313,12 +327,12 @@ def _post_process(
             Word(gov, words[gov - 1], tags[gov - 1], sentence), Word(dep, words[dep - 1], tags[dep - 1], sentence), rel
         )
     g.add_root(Word(root, words[root - 1], tags[root - 1], sentence))
-    _correct_wh_attachment(g)
+    _correct_wh_attachment(g, lemmas)
     _convert_prep(g)
     return [(e.rel, e.gov.pos, e.dep.pos) for e in g.edges()]
 
 
-def basic(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency]:
+def basic(tree: Tree | str, *, sentence_index: int = 0, lemmas: Sequence[str] | None = None) -> list[Dependency]:
     """CoreNLP 3.6.0's UD v1 basic dependencies of a Penn tree.
 
     Args:
@@ -326,6 +340,9 @@ def basic(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency]:
         sentence_index: the sentence's 0-based position in its text. CoreNLP hashes words by
             position and sentence, and in two rare cases (a WH word under a control verb, a
             stranded preposition) the order in which it visits them decides an attachment.
+        lemmas: the words' Morpha lemmas, if the caller has them. They decide one rare case (a
+            WH word hanging from a verb that takes an object and an infinitive, like "want"),
+            which is otherwise decided by stripping a regular inflection from the verb.
 
     Returns:
         ``(relation, governor, dependent)`` triples with 1-based word positions, sorted by
@@ -335,8 +352,5 @@ def basic(tree: Tree | str, *, sentence_index: int = 0) -> list[Dependency]:
         >>> basic("(ROOT (NP (DT a) (NN dog)))")
         [('det', 2, 1), ('root', 0, 2)]
     """
-    analysis = analyze(tree, sentence_index=sentence_index)
+    analysis = analyze(tree, sentence_index=sentence_index, lemmas=lemmas)
     return [*analysis.edges, ("root", 0, analysis.root)]
-
-
-_ = PARENT  # the hierarchy lives in relations.py; imported here for readers of _merge
