@@ -70,7 +70,7 @@ _ASIAN_SMILEY = re.compile(r"(?!^--$)^(?:-LRB-)?[\-\^x=~<>'][_.]?[\-\^x=~<>'](?:
 _ABBREVIATION = re.compile(r"^(?:[A-Z]\.?){2,}")
 
 
-# --- small structural helpers ---------------------------------------------------------------------------
+# --- structural tests -----------------------------------------------------------------------------------
 def _kid_has(node: Node, words: frozenset[str] | set[str]) -> bool:
     """A child labelled (or a leaf worded) exactly one of ``words``."""
     return any(k.label in words for k in node.kids)
