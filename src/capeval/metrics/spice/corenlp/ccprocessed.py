@@ -185,6 +185,26 @@ def _move_children(g: Graph, source: Word, target: Word) -> None:
         g.add_edge(target, edge.dep, edge.rel)
 
 
+def _detach(g: Graph, word: Word, object_: Word, gov: Word | None) -> tuple[Edge, Word | None] | None:
+    """Take ``object_`` (the phrase's object) from under ``word`` (its first word, or "front").
+
+    If ``word`` was the root, ``object_`` becomes the root and the governor is None; otherwise
+    the governor is ``gov`` or ``word``'s parent. None when there is nothing to rewrite: no such
+    edge, or (after removing it) no governor to hang the object from.
+    """
+    edge = g.edge(word, object_)
+    if edge is None:
+        return None
+    g.remove_edge(edge)
+    if word in g.roots:
+        g.roots.remove(word)
+        g.add_root(object_)
+        return edge, None
+    if gov is None:
+        gov = g.parent(word)
+    return None if gov is None else (edge, gov)
+
+
 def _multiword_prepositions(g: Graph) -> None:
     if not len(g.roots):
         return
@@ -215,19 +235,11 @@ def _multiword_prepositions(g: Graph) -> None:
             if found is None:
                 continue
             _, gov2, _, gov = found
-            edge = g.edge(w1, gov2)
-            if edge is None:
+            detached = _detach(g, w1, gov2, gov)
+            if detached is None:
                 continue
-            if w1 in g.roots:
-                g.remove_edge(edge)
-                g.roots.remove(w1)
-                g.add_root(gov2)
-            else:
-                g.remove_edge(edge)
-                if gov is None:
-                    gov = g.parent(w1)
-                if gov is None:
-                    continue
+            edge, gov = detached
+            if gov is not None:
                 rel = edge.rel
                 if g.has_child_with(w1, "cop"):
                     up = g.edge(gov, w1)
@@ -247,19 +259,11 @@ def _multiword_prepositions(g: Graph) -> None:
                 continue
             gov2, gov = match[3], match[4]
             marker = "case"
-            edge = g.edge(w2, gov2)
-            if edge is None:
+            detached = _detach(g, w2, gov2, gov)
+            if detached is None:
                 continue
-            if w2 in g.roots:
-                g.remove_edge(edge)
-                g.roots.remove(w2)
-                g.add_root(gov2)
-            else:
-                g.remove_edge(edge)
-                if gov is None:
-                    gov = g.parent(w2)
-                if gov is None:
-                    continue
+            edge, gov = detached
+            if gov is not None:
                 up = g.edge(gov, w2)
                 rel = up.rel if up is not None else "dep"
                 if rel == "nmod" and edge.rel in ("acl", "advcl"):
@@ -325,31 +329,32 @@ def _grouped(matches: Iterator[tuple[Word, Word, Word]]) -> Iterator[tuple[Word,
         yield current[0], current[1], conjuncts
 
 
-def _pp_conjunction_matches(view: Graph) -> Iterator[tuple[Word, Word, Word]]:
+def _coordination_matches(view: Graph, over: tuple[str, ...], pp: bool) -> Iterator[tuple[Word, Word, Word]]:
+    """``{} >over (gov [>case {}] >cc cc >conj (conj [>case {}]))`` matches, in matcher order: the
+    bracketed parts only for coordinated PPs (``pp``), where each case marker repeats the match."""
     for top in view.topological_order():
         for e in view.out_edges(top):
-            if e.rel not in ("nmod", "acl", "advcl"):
+            if e.rel not in over:
                 continue
             gov = e.dep
             outs = view.out_edges(gov)
-            for case in outs:
-                if case.rel != "case":
-                    continue
+            markers = sum(1 for c in outs if c.rel == "case") if pp else 1
+            for _ in range(markers):
                 for cc in outs:
                     if cc.rel != "cc":
                         continue
                     for conj in outs:
                         if conj.rel != "conj":
                             continue
-                        for case2 in view.out_edges(conj.dep):
-                            if case2.rel == "case":
-                                yield gov, cc.dep, conj.dep
+                        repeats = sum(1 for c in view.out_edges(conj.dep) if c.rel == "case") if pp else 1
+                        for _ in range(repeats):
+                            yield gov, cc.dep, conj.dep
 
 
 def _expand_pp_conjunctions(g: Graph) -> None:
     if not len(g.roots):
         return
-    for gov, cc, conjuncts in list(_grouped(_pp_conjunction_matches(g.view()))):
+    for gov, cc, conjuncts in list(_grouped(_coordination_matches(g.view(), _CLAUSAL_OR_NOMINAL, True))):
         head = g.parent(gov)
         if head is None:
             continue
@@ -372,25 +377,10 @@ def _expand_pp_conjunctions(g: Graph) -> None:
         _name_conjuncts(g, conj_gov, copies, cc)
 
 
-def _prep_conjunction_matches(view: Graph) -> Iterator[tuple[Word, Word, Word]]:
-    for top in view.topological_order():
-        for e in view.out_edges(top):
-            if e.rel != "case":
-                continue
-            gov = e.dep
-            outs = view.out_edges(gov)
-            for cc in outs:
-                if cc.rel != "cc":
-                    continue
-                for conj in outs:
-                    if conj.rel == "conj":
-                        yield gov, cc.dep, conj.dep
-
-
 def _expand_prep_conjunctions(g: Graph) -> None:
     if not len(g.roots):
         return
-    for gov, cc, conjuncts in list(_grouped(_prep_conjunction_matches(g.view()))):
+    for gov, cc, conjuncts in list(_grouped(_coordination_matches(g.view(), ("case",), False))):
         obj = g.parent(gov)
         if obj is None:
             continue

@@ -969,27 +969,30 @@ def _pp_ending_in(vp: Node, last: tuple[str, ...]) -> bool:
     return any(pp.label == "PP" and pp.kids and pp.kids[-1].label in last for pp in _chain(vp, lambda x: x == "VP"))
 
 
-@_on("dobj", _labels("SBAR"), needs={"WHNP"})
-def _dobj_sbar(t: Node) -> Targets:
+def _relative_pronouns(t: Node, vp_test: Callable[[Node], bool]) -> Targets:
+    """``SBAR < (WHNP=target !< WRB) < (S < NP < (VP ...))`` with a test on the VP."""
     if "WHNP" not in t.kidset or "S" not in t.kidset:
         return _EMPTY
     out: Targets = []
     for wh in t.kids:
         if wh.label != "WHNP" or "WRB" in wh.kidset:
             continue
-        for s in t.kids:
-            if s.label != "S" or "NP" not in s.kidset:
-                continue
-            if any(
-                vp.label == "VP"
-                and "SBAR" not in vp.kidset
-                and not _pp_ending_in(vp, ("IN", "TO"))
-                and not any(x.label == "S" and _to_vp(x) for x in vp.kids)
-                for vp in s.kids
-            ):
-                out.append(wh)
-                break
+        if any(
+            s.label == "S" and "NP" in s.kidset and any(vp.label == "VP" and vp_test(vp) for vp in s.kids)
+            for s in t.kids
+        ):
+            out.append(wh)
     return out
+
+
+def _clause_gap(vp: Node) -> bool:
+    """The VP has an SBAR, a stranded preposition (through VPs), or an infinitival S."""
+    return "SBAR" in vp.kidset or _pp_ending_in(vp, ("IN", "TO")) or any(x.label == "S" and _to_vp(x) for x in vp.kids)
+
+
+@_on("dobj", _labels("SBAR"), needs={"WHNP"})
+def _dobj_sbar(t: Node) -> Targets:
+    return _relative_pronouns(t, lambda vp: not _clause_gap(vp))
 
 
 @_on("iobj", _labels("VP"), needs={"NP"})
@@ -1521,27 +1524,7 @@ def _mark_pp(t: Node) -> Targets:
 
 @_on("rel", _labels("SBAR"), needs={"WHNP"})
 def _rel_sbar(t: Node) -> Targets:
-    if "WHNP" not in t.kidset or "S" not in t.kidset:
-        return _EMPTY
-    out: Targets = []
-    for wh in t.kids:
-        if wh.label != "WHNP" or "WRB" in wh.kidset:
-            continue
-        for s in t.kids:
-            if s.label != "S" or "NP" not in s.kidset:
-                continue
-            if any(
-                vp.label == "VP"
-                and (
-                    "SBAR" in vp.kidset
-                    or _pp_ending_in(vp, ("IN", "TO"))
-                    or any(x.label == "S" and _to_vp(x) for x in vp.kids)
-                )
-                for vp in s.kids
-            ):
-                out.append(wh)
-                break
-    return out
+    return _relative_pronouns(t, _clause_gap)
 
 
 @_on("rel", _labels("SBARQ"))
@@ -1802,8 +1785,8 @@ def _advcl_before_subject(t: Node) -> Targets:
     return out
 
 
-@_on("advcl", _labels("NP"), needs={"SBAR"})
-def _advcl_than(t: Node) -> Targets:
+def _comparative_clauses(t: Node, words: frozenset[str], marker_test: bool) -> Targets:
+    """``NP < (NP $++ (SBAR=target ...) !$++ (CC $++ =target))`` with the shared clause test."""
     if "SBAR" not in t.kidset or "NP" not in t.kidset:
         return _EMPTY
     out: Targets = []
@@ -1811,10 +1794,15 @@ def _advcl_than(t: Node) -> Targets:
         if np.label != "NP":
             continue
         for sbar in _right(np):
-            if sbar.label == "SBAR" and _than_clause(sbar, _THAN, True):
+            if sbar.label == "SBAR" and _than_clause(sbar, words, marker_test):
                 if not any(c.label == "CC" and np.order < c.order < sbar.order for c in t.kids):
                     out.append(sbar)
     return out
+
+
+@_on("advcl", _labels("NP"), needs={"SBAR"})
+def _advcl_than(t: Node) -> Targets:
+    return _comparative_clauses(t, _THAN, True)
 
 
 @_on("advcl", _labels("ADVP"), needs={"ADVP"})
@@ -2060,17 +2048,7 @@ def _relcl_advp(t: Node) -> Targets:
 
 @_on("acl:relcl", _labels("NP"), needs={"SBAR"})
 def _relcl_no_relativizer(t: Node) -> Targets:
-    if "SBAR" not in t.kidset or "NP" not in t.kidset:
-        return _EMPTY
-    out: Targets = []
-    for np in t.kids:
-        if np.label != "NP":
-            continue
-        for sbar in _right(np):
-            if sbar.label == "SBAR" and _than_clause(sbar, _THAN_THAT_WHETHER, False):
-                if not any(c.label == "CC" and np.order < c.order < sbar.order for c in t.kids):
-                    out.append(sbar)
-    return out
+    return _comparative_clauses(t, _THAN_THAT_WHETHER, False)
 
 
 # --- nummod, amod, compound ----------------------------------------------------------------------------------------
