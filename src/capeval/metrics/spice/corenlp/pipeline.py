@@ -151,6 +151,8 @@ class CoreNLPPipeline:
         self._download = download
         self._components: dict[str, Any] = {}
         self._pending: set[str] = set()
+        #: Stages served by capeval's own modules (the converters then get the sentence's index).
+        self._own_stages: set[str] = set()
         for stage, given in (("parser", parser), ("lemmatizer", lemmatizer), ("basic", basic),
                              ("ccprocessed", ccprocessed)):  # fmt: skip
             if given is DEFAULT:
@@ -182,10 +184,11 @@ class CoreNLPPipeline:
                 self._components[stage] = _own("parser")(grammar).parse
             else:
                 self._components[stage] = _own(stage)
+            self._own_stages.add(stage)
             self._pending.discard(stage)
         return self._components[stage]
 
-    def _sentence(self, words: list[str]) -> dict[str, Any]:
+    def _sentence(self, words: list[str], index: int = 0) -> dict[str, Any]:
         parser = self._component("parser")
         tree = parser(list(words)) if parser is not None else None
         if tree is not None and not isinstance(tree, str):
@@ -199,11 +202,16 @@ class CoreNLPPipeline:
         result: dict[str, Any] = {"tokens": tokens, "tree": tree}
         for stage in ("basic", "ccprocessed"):
             convert = self._component(stage)
-            result[stage] = (
-                [[str(rel), int(gov), int(dep)] for rel, gov, dep in convert(tree)]
-                if convert is not None and tree is not None
-                else None
-            )
+            if convert is None or tree is None:
+                result[stage] = None
+                continue
+            if stage in self._own_stages:
+                # CoreNLP's word order in the graph depends on the sentence's index in the caption,
+                # and its lemmas decide one rare re-attachment.
+                edges = convert(tree, sentence_index=index, lemmas=[token[2] for token in tokens])
+            else:
+                edges = convert(tree)
+            result[stage] = [[str(rel), int(gov), int(dep)] for rel, gov, dep in edges]
         return result
 
     def _sentences(self, text: str) -> list[dict[str, Any]]:
@@ -211,7 +219,7 @@ class CoreNLPPipeline:
         if cached is not None:
             self._cache.move_to_end(text)
             return copy.deepcopy(cached)
-        sentences = [self._sentence(words) for words in corenlp_sentences(text)]
+        sentences = [self._sentence(words, index) for index, words in enumerate(corenlp_sentences(text))]
         if self._cache_size:
             self._cache[text] = sentences
             if len(self._cache) > self._cache_size:
