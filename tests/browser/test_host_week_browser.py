@@ -52,6 +52,20 @@ def _board_rows(page, split: str = "val") -> list[str]:
     return [" ".join(r.inner_text().split()) for r in page.locator(f'table[data-split="{split}"] tbody tr').all()]
 
 
+def _rows_when_scored(page, url: str, count: int, text: str) -> list[str]:
+    """Reload ``url`` until its val board has ``count`` rows, one of them with ``text``; the page does
+    not refresh itself, and until the worker has scored an entry the board has no table at all."""
+    page.goto(url)
+    for _ in range(600):
+        if page.locator('table[data-split="val"]').count():
+            rows = _board_rows(page)
+            if len(rows) == count and text in " ".join(rows):
+                return rows
+        page.wait_for_timeout(200)
+        page.reload()
+    raise AssertionError(f"{url}: no {count} scored rows with {text!r} after two minutes")
+
+
 def _login(page, base: str, username: str, password: str) -> None:
     page.goto(f"{base}/login")
     page.fill("#username", username)
@@ -153,13 +167,7 @@ def test_a_hosts_week(tmp_path, monkeypatch):
                 headers={"Authorization": f"Bearer {pat}", "content-type": "application/json"},
             )
             assert r.status_code == 202, r.text
-            page.goto(f"{live.url}/c/flickr-style")
-            for _ in range(300):
-                if len(_board_rows(page)) == 2 and "first on the new challenge" in " ".join(_board_rows(page)):
-                    break
-                page.wait_for_timeout(200)
-                page.reload()
-            rows = _board_rows(page)
+            rows = _rows_when_scored(page, f"{live.url}/c/flickr-style", 2, "first on the new challenge")
             assert len(rows) == 2 and any("B" in r and "baseline" in r for r in rows), rows
             pat_page.goto(f"{live.url}/c/flickr-style")  # a participant: test ids wait for the phase
             assert "published when the phase opens" in pat_page.locator(".phases").inner_text()
