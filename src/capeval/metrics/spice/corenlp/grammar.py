@@ -193,6 +193,8 @@ class Grammar:
         if missing:
             raise GrammarError(f"grammar arrays missing: {', '.join(missing)}")
         self.sha256 = sha256
+        #: The ``.npz`` the grammar was loaded from (None for a grammar converted in memory).
+        self.source_path: Path | None = None
         self.state_text = arrays["state_text"]
         self.state_offsets = arrays["state_offsets"]
         self.word_text = arrays["word_text"]
@@ -300,17 +302,15 @@ class Grammar:
         try:
             import javaobj.v1 as javaobj
         except ImportError as exc:  # pragma: no cover - javaobj-py3 is in the spice extra
-            raise ImportError(
-                "reading CoreNLP's grammar needs javaobj-py3: pip install 'capeval[spice]'"
-            ) from exc
+            raise ImportError("reading CoreNLP's grammar needs javaobj-py3: pip install 'capeval[spice]'") from exc
         sha256 = hashlib.sha256(data).hexdigest()
         try:
             raw = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise GrammarError(f"not a gzip file (englishPCFG.ser.gz expected): {exc}") from None
         try:
-            model = javaobj.loads(raw)
-        except Exception as exc:  # javaobj raises assorted errors on foreign streams
+            model = javaobj.loads(raw)  # type: ignore[no-untyped-call]
+        except Exception as exc:  # noqa: BLE001 - javaobj raises assorted errors on foreign streams
             raise GrammarError(f"not a Java object stream: {exc}") from None
         return cls(_convert(model), sha256)
 
@@ -320,14 +320,13 @@ class Grammar:
         """Write the arrays to one ``.npz`` at ``path`` (atomically: a temporary file, then a rename)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {name: getattr(self, name) for name in _ARRAYS if name != "scalars"}
-        arrays["scalars"] = np.array([float(getattr(self, name)) for name in _SCALARS], dtype=np.float64)
+        arrays = self.to_arrays()
         arrays["sha256"] = np.frombuffer(bytes.fromhex(self.sha256), dtype=np.uint8)
         arrays["format_version"] = np.array([FORMAT_VERSION], dtype=np.int64)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)
+                np.savez(fh, allow_pickle=False, **arrays)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
@@ -335,6 +334,12 @@ class Grammar:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+    def to_arrays(self) -> dict[str, np.ndarray[Any, Any]]:
+        """The arrays the grammar is made of (what :class:`Grammar` is constructed from)."""
+        arrays: dict[str, np.ndarray[Any, Any]] = {name: getattr(self, name) for name in _ARRAYS if name != "scalars"}
+        arrays["scalars"] = np.array([float(getattr(self, name)) for name in _SCALARS], dtype=np.float64)
+        return arrays
 
     @classmethod
     def load(cls, path: Path) -> Grammar:
@@ -356,9 +361,11 @@ class Grammar:
         if sha is None or sha.shape != (32,):
             raise GrammarError(f"{path}: grammar cache without the sha256 of its source")
         try:
-            return cls(arrays, sha.tobytes().hex())
+            grammar = cls(arrays, sha.tobytes().hex())
         except GrammarError as exc:
             raise GrammarError(f"{path}: {exc}") from None
+        grammar.source_path = Path(path).resolve()
+        return grammar
 
 
 def _class_name(obj: Any) -> str | None:

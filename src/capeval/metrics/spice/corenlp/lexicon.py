@@ -195,9 +195,7 @@ class Lexicon:
         if cached is None:
             sig_counts = self._unseen.get(key, {})
             c_s = float(self._sig_count[key]) if key >= 0 else 0.0
-            every = np.array(
-                [self._score_unseen(t, sig_counts, c_s) for t in range(self._num_tags)], dtype=np.float32
-            )
+            every = np.array([self._score_unseen(t, sig_counts, c_s) for t in range(self._num_tags)], dtype=np.float32)
             cached = _finite(self._open_tags, every)
             self._unknown_cache[key] = cached
         if wid >= 0 and self.is_known(wid):  # "UNK" itself: listed, but without counts
