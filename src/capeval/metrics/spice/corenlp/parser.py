@@ -29,15 +29,15 @@ from .chart import NODE_BINARY, NODE_TAG, NODE_UNARY, best_tree, inside, num_cel
 from .grammar import Grammar, GrammarError
 from .lexicon import Lexicon
 
-__all__ = ["PCFGParser", "basic_category", "final_label"]
+__all__ = ["PCFGParser", "basic_category", "final_label", "render_tree"]
 
 #: Characters that start an annotation in a Penn Treebank label (``NP^S``, ``NN-TMP``, ``VP|…``).
 _ANNOTATION_CHARS = frozenset("-=|#^~_[")
 #: Default number of parsed sentences remembered (repeated sentences are not parsed again).
 DEFAULT_CACHE_SIZE = 1 << 16
-#: The boundary preterminal CoreNLP adds at the end of every sentence, as printed.
-_BOUNDARY_STATE = ".$$."
+#: The boundary word CoreNLP adds at the end of every sentence, and its preterminal as printed.
 _BOUNDARY_WORD = ".$."
+_BOUNDARY_LEAF = "(.$$. .$.)"
 
 
 def basic_category(label: str) -> str:
@@ -154,8 +154,7 @@ class PCFGParser:
         self._tag_state = g.tag_state
         states = g.states
         self._labels = [final_label(name, preterminal=bool(tag)) for name, tag in zip(states, g.is_tag, strict=True)]
-        self._spliced = [name.startswith("@") or "@" in name for name in states]
-        self._boundary_leaf = f"({self._labels[states.index(_BOUNDARY_STATE)]} {_BOUNDARY_WORD})"
+        self._spliced = ["@" in name for name in states]
         boundary_tags, boundary_scores = self.lexicon.candidates(_BOUNDARY_WORD, 0)
         self._boundary = (self._tag_state[boundary_tags], boundary_scores)
         self._local = threading.local()
@@ -294,31 +293,45 @@ class PCFGParser:
         )
         if size < 0:
             raise RuntimeError(f"no tree could be read from the chart of {words!r:.200} (code {size})")
-        return self._render(ws.tree[:size].tolist(), words)
+        return render_tree(ws.tree[:size].tolist(), words, self._labels, self._spliced)
 
-    def _render(self, rows: list[list[int]], words: Sequence[str]) -> str:
-        """The final tree string from the binarized tree's preorder rows."""
-        labels = self._labels
-        spliced = self._spliced
-        stack: list[list[str]] = []
-        last = len(rows) - 1
-        for index, (state, start, _end, kind) in enumerate(reversed(rows)):
-            if kind == NODE_TAG:
-                word = words[start] if start < len(words) else _BOUNDARY_WORD
-                stack.append([f"({labels[state]} {word})"])
-                continue
-            if kind == NODE_BINARY:
-                left = stack.pop()
-                children = left + stack.pop()
-            elif kind == NODE_UNARY:
-                children = stack.pop()
-            else:  # pragma: no cover - best_tree writes no other kind
-                raise RuntimeError(f"unexpected node kind {kind}")
-            if index == last and children and children[-1] == self._boundary_leaf:
-                children.pop()  # the root: CoreNLP removes the boundary it added
-            if spliced[state]:
-                stack.append(children)
-            else:
-                stack.append([f"({labels[state]} {' '.join(children)})"])
-        (tree,) = stack[-1]
-        return tree
+
+def render_tree(
+    rows: Sequence[Sequence[int]], words: Sequence[str], labels: Sequence[str], spliced: Sequence[bool]
+) -> str:
+    """The final tree string of a binarized tree, as CoreNLP post-processes and prints it.
+
+    Nodes whose state is a binarization state (``@…``) are replaced by their children, the
+    boundary preterminal ending the root's children is dropped, every other node gets its
+    final label, and the leaves are the tokens as given.
+
+    Args:
+        rows: the binarized tree in preorder, one ``(state, start, end, kind)`` per node, as
+            :func:`.chart.best_tree` writes it (``kind``: tag over a word, binary, unary).
+        words: the sentence's tokens (the position after the last is the boundary).
+        labels: the final label of every state (:func:`final_label`).
+        spliced: per state, whether it is a binarization state.
+    """
+    stack: list[list[str]] = []
+    last = len(rows) - 1
+    for index, (state, start, _end, kind) in enumerate(reversed(rows)):
+        if kind == NODE_TAG:
+            word = words[start] if start < len(words) else _BOUNDARY_WORD
+            stack.append([f"({labels[state]} {word})"])
+            continue
+        if kind == NODE_BINARY:
+            left = stack.pop()
+            children = left + stack.pop()
+        elif kind == NODE_UNARY:
+            children = stack.pop()
+        else:
+            raise ValueError(f"unknown node kind {kind}")
+        if index == last and children and children[-1] == _BOUNDARY_LEAF:
+            children.pop()  # the root: CoreNLP removes the boundary it added
+        if spliced[state]:
+            stack.append(children)
+        else:
+            stack.append([f"({labels[state]} {' '.join(children)})"])
+    if len(stack) != 1 or len(stack[0]) != 1:
+        raise ValueError("the rows are not one tree with a root that is kept")
+    return stack[0][0]
