@@ -22,7 +22,7 @@ import pytest
 from capeval.metrics.spice.corenlp.grammar import Grammar
 from capeval.metrics.spice.corenlp.parser import PCFGParser
 
-__all__ = ["ENV_VAR", "grammar_bytes", "load_test_grammar", "pcfg_grammar", "pcfg_parser"]
+__all__ = ["ENV_VAR", "grammar_bytes", "grammar_cache_dir", "load_test_grammar", "pcfg_grammar", "pcfg_parser"]
 
 #: Environment variable naming the models jar or the ``englishPCFG.ser.gz`` to test with.
 ENV_VAR = "CAPEVAL_SPICE_GRAMMAR"
@@ -35,10 +35,11 @@ def _default_jar() -> Path:
     return oracle / "spice-full" / "lib" / "stanford-corenlp-3.6.0-models.jar"
 
 
-def grammar_bytes() -> bytes:
-    """The ``englishPCFG.ser.gz`` bytes to test with, or a skip naming :data:`ENV_VAR`."""
+def grammar_bytes(path: Path | None = None) -> bytes:
+    """The ``englishPCFG.ser.gz`` bytes in ``path`` (by default the test grammar), or a skip naming :data:`ENV_VAR`."""
     source = os.environ.get(ENV_VAR)
-    path = Path(source) if source else _default_jar()
+    if path is None:
+        path = Path(source) if source else _default_jar()
     if not path.is_file():
         where = f"{ENV_VAR}={source} does not exist" if source else f"{ENV_VAR} is not set and {path} is absent"
         pytest.skip(
@@ -54,9 +55,9 @@ def grammar_bytes() -> bytes:
     return path.read_bytes()
 
 
-def load_test_grammar(cache_dir: Path) -> Grammar:
-    """The converted grammar, from ``cache_dir`` if it was converted before."""
-    data = grammar_bytes()
+def load_test_grammar(cache_dir: Path, source: Path | None = None) -> Grammar:
+    """The converted grammar (of ``source``, by default the test grammar), from ``cache_dir`` if converted before."""
+    data = grammar_bytes(source)
     digest = hashlib.sha256(data).hexdigest()
     cached = cache_dir / f"englishPCFG-{digest[:16]}.npz"
     if cached.is_file():
@@ -68,12 +69,16 @@ def load_test_grammar(cache_dir: Path) -> Grammar:
     return Grammar.load(cached)
 
 
+def grammar_cache_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where converted grammars are kept: pytest's cache directory (a temporary one without it)."""
+    cache = config.cache
+    return Path(cache.mkdir("capeval-spice-grammar") if cache is not None else tmp_path_factory.mktemp("grammar"))
+
+
 @pytest.fixture(scope="session")
 def pcfg_grammar(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Grammar:
     """The englishPCFG grammar (converted once, cached across runs in pytest's cache directory)."""
-    cache = pytestconfig.cache
-    directory = cache.mkdir("capeval-spice-grammar") if cache is not None else tmp_path_factory.mktemp("grammar")
-    return load_test_grammar(Path(directory))
+    return load_test_grammar(grammar_cache_dir(pytestconfig, tmp_path_factory))
 
 
 @pytest.fixture(scope="session")

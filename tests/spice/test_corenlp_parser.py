@@ -270,3 +270,16 @@ def test_unpickling_checks_the_grammar_file(pcfg_grammar: Grammar, tmp_path: Pat
     other.save(path)
     with pytest.raises(ValueError, match="changed"):
         pickle.loads(state)
+
+
+def test_the_precompiled_kernels_cover_parsing(pcfg_parser: PCFGParser) -> None:  # noqa: F811
+    pytest.importorskip("numba")
+    from capeval.engines import precompile
+    from capeval.metrics.spice.corenlp import chart
+
+    precompile._spice_parser()  # what the wheel build runs for the parser
+    before = (list(chart.inside.signatures), list(chart.best_tree.signatures))
+    assert all(before)
+    pcfg_parser.parse(["a", "man", "rides", "a", "horse"])
+    pcfg_parser.parse(["."])  # the recovery re-parse too
+    assert (list(chart.inside.signatures), list(chart.best_tree.signatures)) == before

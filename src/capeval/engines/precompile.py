@@ -12,7 +12,8 @@ What is compiled: every kernel that ``capeval demo`` calls, with the argument ty
 use: BLEU, ROUGE-L and CIDEr-D score the built-in demo data through the scoring engine; METEOR's
 aligner and score functions run on an empty job of the real types (its tables are converted on
 first use and are not needed here), and its word index, input segmenting and paraphrase-table
-parser on a few words.
+parser on a few words; the exact SPICE parser's chart kernels run on a toy grammar (CoreNLP's
+grammar is read from the user's copy at run time, never shipped).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def _meteor() -> None:
 
     _firstrun.load_kernels()  # the word index, the input segmenting, the aligner and score functions
     _convert.parse_paraphrases(_resources.warm_paraphrase_text(), _resources.TOKEN_BITS, _resources.TOKENS_PER_WORD)
+
+
+def _spice_parser() -> None:
+    from capeval.metrics.spice.corenlp.chart import compile_kernels
+
+    compile_kernels()
 
 
 def _classic() -> None:
@@ -48,6 +55,7 @@ def precompile() -> bool:
         return False
     _classic()
     _meteor()
+    _spice_parser()
     return True
 
 

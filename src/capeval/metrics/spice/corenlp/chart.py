@@ -23,7 +23,7 @@ import numpy as np
 
 from capeval.metrics._numba import helper, jit
 
-__all__ = ["best_tree", "cell_index", "inside", "num_cells"]
+__all__ = ["best_tree", "cell_index", "compile_kernels", "inside", "num_cells", "presence_words"]
 
 _NEG_INF = np.float32(-np.inf)
 
@@ -295,3 +295,52 @@ def best_tree(
             stack[top, 2] = j
             top += 1
     return size
+
+
+def compile_kernels() -> None:
+    """Run the kernels once on a toy grammar with the argument types of real use.
+
+    This compiles them (or loads numba's cache) without CoreNLP's grammar, which is not shipped:
+    the wheel build calls it (:mod:`capeval.engines.precompile`) so that an installed parser
+    compiles nothing on its first sentence.
+    """
+    num_states, n = 3, 2  # states: 0 = goal, 1 = tag, 2 = phrase; rule 0 -> 1 2 and 2 -> 1
+    words = presence_words(num_states)
+    cells = num_cells(n)
+    chart = np.empty((cells, num_states), dtype=np.float32)
+    bits = np.empty((cells, words), dtype=np.uint64)
+    left_present = np.empty((cells, num_states), dtype=np.int16)
+    n_left = np.empty(cells, dtype=np.int32)
+    inside(
+        chart,
+        bits,
+        left_present,
+        n_left,
+        n,
+        np.array([0, 1, 2], dtype=np.int64),
+        np.array([1, 1], dtype=np.int32),
+        np.array([-1.0, -1.0], dtype=np.float32),
+        np.array([0, 0, 1, 1], dtype=np.uint64),
+        np.array([2], dtype=np.uint32),
+        np.array([0], dtype=np.uint32),
+        np.array([-0.5], dtype=np.float32),
+        np.array([0, 0, 1, 1], dtype=np.uint64),
+        np.array([2], dtype=np.uint32),
+        np.array([-0.25], dtype=np.float32),
+        np.array([False, True, False]),
+    )
+    out = np.empty((16, 4), dtype=np.int64)
+    best_tree(
+        chart,
+        n,
+        0,
+        np.array([False, True, False]),
+        np.array([0, 1, 1, 1], dtype=np.int64),
+        np.array([1], dtype=np.int32),
+        np.array([2], dtype=np.int32),
+        np.array([-0.5], dtype=np.float32),
+        np.array([0, 0, 0, 1], dtype=np.int64),
+        np.array([1], dtype=np.int32),
+        np.array([-0.25], dtype=np.float32),
+        out,
+    )
