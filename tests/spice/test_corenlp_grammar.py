@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.spice.grammar_fixture import pcfg_grammar  # noqa: F401 - a fixture
 
 from capeval.metrics.spice.corenlp.grammar import OFFICIAL_SHA256, Grammar, GrammarError, unary_closure
-
-from .grammar_fixture import pcfg_grammar  # noqa: F401 - a fixture
 
 #: sha256 of CoreNLP 3.6.0's own listing of the loaded grammar's unary rules, printed by the jar:
 #: per state ``s``, ``"P s child:bits ..."`` (``rulesByParent``, Java's order) and

@@ -10,11 +10,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.spice.grammar_fixture import pcfg_grammar  # noqa: F401 - a fixture
 
 from capeval.metrics.spice.corenlp.grammar import Grammar
 from capeval.metrics.spice.corenlp.lexicon import FLOOD_SCORE, Lexicon, signature
-
-from .grammar_fixture import pcfg_grammar  # noqa: F401 - a fixture
 
 DATA = Path(__file__).parents[1] / "data" / "spice" / "corenlp_pcfg"
 

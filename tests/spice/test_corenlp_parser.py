@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.spice.grammar_fixture import pcfg_grammar, pcfg_parser  # noqa: F401 - fixtures
 
 from capeval.metrics.spice.corenlp.chart import NODE_BINARY, NODE_TAG, NODE_UNARY
 from capeval.metrics.spice.corenlp.grammar import Grammar
 from capeval.metrics.spice.corenlp.parser import PCFGParser, basic_category, final_label, render_tree
-
-from .grammar_fixture import pcfg_grammar, pcfg_parser  # noqa: F401 - fixtures
 
 DATA = Path(__file__).parents[1] / "data" / "spice" / "corenlp_pcfg"
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 from bench.oracle import OracleUnavailable, corenlp_models_jar, human_agreement_protocol, run_stages
+from tests.spice.grammar_fixture import grammar_cache_dir, load_test_grammar
 
 from capeval.metrics.spice.corenlp.parser import PCFGParser
-
-from .grammar_fixture import grammar_cache_dir, load_test_grammar
 
 pytestmark = pytest.mark.slow
 
