@@ -106,3 +106,26 @@ def test_unary_closure_relaxes_in_the_order_rules_are_added() -> None:
     assert found[(2, 0)] == _f32(-third + -third)
     assert by_parent == {3: [(0, -5.0), (2, -third)], 1: [(0, -third)], 2: [(1, -third)]}
     assert [(p, c) for p, c, _ in closed] == [(3, 0), (1, 0), (2, 1), (2, 0), (3, 2), (3, 1)]
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "message"),
+    [
+        ("binary_left", lambda a: a + 20_000, "outside"),
+        ("binary_score", lambda a: a.astype(np.float64), "float32"),
+        ("closed_parent", lambda a: a[:-1], "entries"),
+        ("unary_score", lambda a: np.where(a == a.min(), np.nan, a).astype(np.float32), "NaN"),
+        ("seen_tag", lambda a: -a - 1, "outside"),
+        ("state_offsets", lambda a: a[::-1].copy(), "do not index"),
+    ],
+)
+def test_inconsistent_arrays_are_refused(
+    pcfg_grammar: Grammar,  # noqa: F811
+    name: str,
+    change: object,
+    message: str,
+) -> None:
+    arrays = pcfg_grammar.to_arrays()
+    arrays[name] = change(arrays[name])  # type: ignore[operator]
+    with pytest.raises(GrammarError, match=message):
+        Grammar(arrays, pcfg_grammar.sha256)

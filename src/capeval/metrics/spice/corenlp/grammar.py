@@ -245,6 +245,67 @@ class Grammar:
         self.boundary_tag = int(values["boundary_tag"])
         #: The ``UNK`` word, which lists the open-class tags.
         self.unknown_word = int(values["unknown_word"])
+        self._validate()
+
+    def _validate(self) -> None:
+        """Refuse arrays of the wrong type, shape or range (the compiled parser does not check indices)."""
+        problems: list[str] = []
+
+        def check(name: str, dtype: type, size: int | None = None, bound: int | None = None) -> None:
+            array = getattr(self, name)
+            if not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != 1:
+                problems.append(f"{name} is not a 1-D {np.dtype(dtype).name} array")
+                return
+            if size is not None and len(array) != size:
+                problems.append(f"{name} has {len(array)} entries, expected {size}")
+            if bound is not None and len(array) and (int(array.min()) < 0 or int(array.max()) >= bound):
+                problems.append(f"{name} holds ids outside [0, {bound})")
+
+        check("state_text", np.uint8)
+        check("word_text", np.uint8)
+        check("state_offsets", np.int64)
+        check("word_offsets", np.int64)
+        if problems:
+            raise GrammarError("; ".join(problems))
+        for name in ("state", "word"):
+            offsets, text = getattr(self, f"{name}_offsets"), getattr(self, f"{name}_text")
+            if len(offsets) < 2 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) or 4 * offsets[-1] != len(text):
+                problems.append(f"{name}_offsets do not index {name}_text")
+        states, words, tags = len(self.state_offsets) - 1, len(self.word_offsets) - 1, len(self.tag_state)
+        check("tag_state", np.int32, bound=states)
+        rules = len(self.binary_parent)
+        for name in ("binary_parent", "binary_left", "binary_right"):
+            check(name, np.int32, rules, states)
+        check("binary_score", np.float32, rules)
+        for prefix in ("unary", "closed"):
+            size = len(getattr(self, f"{prefix}_parent"))
+            check(f"{prefix}_parent", np.int32, size, states)
+            check(f"{prefix}_child", np.int32, size, states)
+            check(f"{prefix}_score", np.float32, size)
+        pairs = len(self.seen_word)
+        check("seen_word", np.int32, pairs, words)
+        check("seen_tag", np.int32, pairs, tags)
+        check("seen_count", np.float64, pairs)
+        check("word_count", np.float64, words)
+        check("tag_count", np.float64, tags)
+        pairs = len(self.unseen_sig)
+        check("unseen_sig", np.int32, pairs, words)
+        check("unseen_tag", np.int32, pairs, tags)
+        check("unseen_count", np.float64, pairs)
+        check("sig_count", np.float64, words)
+        check("unseen_tag_count", np.float64, tags)
+        if not problems:
+            if len(self.seen_word) and np.any(np.diff(self.seen_word.astype(np.int64)) < 0):
+                problems.append("seen_word is not sorted")
+            for name in ("binary_score", "unary_score", "closed_score"):
+                if np.isnan(getattr(self, name)).any() or np.isposinf(getattr(self, name)).any():
+                    problems.append(f"{name} holds NaN or +inf")
+            if not 0 <= self.goal_state < states or not 0 <= self.boundary_tag < tags:
+                problems.append("the goal state or the boundary tag is out of range")
+            if not 0 <= self.boundary_word < words or not 0 <= self.unknown_word < words:
+                problems.append("the boundary word or UNK is out of range")
+        if problems:
+            raise GrammarError("; ".join(problems))
 
     # -- sizes and names -----------------------------------------------------------------------
 

@@ -75,6 +75,11 @@ def final_label(state: str, *, preterminal: bool) -> str:
     return base
 
 
+#: Longest sentence (in positions: tokens and the boundary) whose chart buffers a thread keeps for
+#: the next sentence (about 55 MB); longer ones get buffers of their own, freed after parsing.
+_KEEP_POSITIONS = 40
+
+
 class _Workspace:
     """Chart buffers of one thread, grown to the longest sentence seen."""
 
@@ -92,9 +97,14 @@ class _Workspace:
         if n <= self.capacity:
             return
         cells = num_cells(n)
-        self.chart = np.empty((cells, self.num_states), dtype=np.float32)
-        self.left_present = np.empty((cells, self.left_width), dtype=np.int16)
-        self.bits = np.empty((cells, presence_words(self.num_states)), dtype=np.uint64)
+        words = presence_words(self.num_states)
+        try:
+            self.chart = np.empty((cells, self.num_states), dtype=np.float32)
+            self.left_present = np.empty((cells, self.left_width), dtype=np.int16)
+            self.bits = np.empty((cells, words), dtype=np.uint64)
+        except MemoryError:
+            size = cells * (4 * self.num_states + 2 * self.left_width + 8 * words) / 2**30
+            raise MemoryError(f"a sentence of {n - 1} tokens needs {size:.1f} GiB for its parse chart") from None
         self.n_left = np.empty(cells, dtype=np.int32)
         self.tree = np.empty((16 * n + 64, 4), dtype=np.int64)
         self.capacity = n
@@ -143,6 +153,7 @@ class PCFGParser:
         self._left_parent = left_parent.astype(np.uint32)
         self._is_left = np.zeros(s, dtype=np.bool_)
         self._is_left[g.binary_left] = True
+        self._left_width = int(self._is_left.sum())
         closed_ptr, (closed_parent, self._closed_score) = _grouped(g.closed_child, s, g.closed_parent, g.closed_score)
         self._closed_ptr = closed_ptr.astype(np.uint64)
         self._closed_parent = closed_parent.astype(np.uint32)
@@ -186,10 +197,11 @@ class PCFGParser:
     # -- parsing -------------------------------------------------------------------------------
 
     def _workspace(self, n: int) -> _Workspace:
-        ws: _Workspace | None = getattr(self._local, "ws", None)
+        ws: _Workspace | None = getattr(self._local, "ws", None) if n <= _KEEP_POSITIONS else None
         if ws is None:
-            ws = _Workspace(self.grammar.num_states, int(self._is_left.sum()))
-            self._local.ws = ws
+            ws = _Workspace(self.grammar.num_states, self._left_width)
+            if n <= _KEEP_POSITIONS:
+                self._local.ws = ws
         ws.ensure(n)
         return ws
 
