@@ -456,6 +456,38 @@ def _check_options(model: Any) -> None:
         raise GrammarError("this is not a grammar the parser reproduces: " + ", ".join(wrong))
 
 
+def _counter(
+    counter: Any, n_words: int, n_tags: int
+) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[npt.NDArray[Any], ...]]:
+    """A ``ClassicCounter`` over ``IntTaggedWord`` keys (-1 = any) as arrays.
+
+    Returns:
+        The grand total (key (-1, -1)), the per-word totals (w, -1), the per-tag totals (-1, t),
+        and the (word, tag) pairs sorted (word ids, tag ids, counts).
+    """
+    total = 0.0
+    per_word = np.zeros(n_words, dtype=np.float64)
+    per_tag = np.zeros(n_tags, dtype=np.float64)
+    pairs: list[tuple[int, int, float]] = []
+    for key, value in counter.map.items():
+        w, t, c = int(key.word), int(key.tag), float(value.d)
+        if w < 0 and t < 0:
+            total = c
+        elif t < 0:
+            per_word[w] = c
+        elif w < 0:
+            per_tag[t] = c
+        else:
+            pairs.append((w, t, c))
+    pairs.sort()
+    columns = (
+        np.array([p[0] for p in pairs], dtype=np.int32),
+        np.array([p[1] for p in pairs], dtype=np.int32),
+        np.array([p[2] for p in pairs], dtype=np.float64),
+    )
+    return total, per_word, per_tag, columns
+
+
 def _convert(model: Any) -> dict[str, np.ndarray[Any, Any]]:
     if _class_name(model) != "edu.stanford.nlp.parser.lexparser.LexicalizedParser":
         raise GrammarError(f"expected a LexicalizedParser, found {_class_name(model)}")
@@ -501,48 +533,12 @@ def _convert(model: Any) -> dict[str, np.ndarray[Any, Any]]:
 
     lex = model.lex
     n_words, n_tags = len(words), len(tags)
-    word_count = np.zeros(n_words, dtype=np.float64)
-    tag_count = np.zeros(n_tags, dtype=np.float64)
-    total = 0.0
-    pairs: list[tuple[int, int, float]] = []
-    for key, value in lex.seenCounter.map.items():
-        w, t, c = int(key.word), int(key.tag), float(value.d)
-        if w < 0 and t < 0:
-            total = c
-        elif t < 0:
-            word_count[w] = c
-        elif w < 0:
-            tag_count[t] = c
-        else:
-            pairs.append((w, t, c))
-    pairs.sort()
-    out["seen_word"] = np.array([p[0] for p in pairs], dtype=np.int32)
-    out["seen_tag"] = np.array([p[1] for p in pairs], dtype=np.int32)
-    out["seen_count"] = np.array([p[2] for p in pairs], dtype=np.float64)
-    out["word_count"] = word_count
-    out["tag_count"] = tag_count
-
-    uw = lex.uwModel
-    sig_count = np.zeros(n_words, dtype=np.float64)
-    unseen_tag_count = np.zeros(n_tags, dtype=np.float64)
-    unseen_total = 0.0
-    upairs: list[tuple[int, int, float]] = []
-    for key, value in uw.unSeenCounter.map.items():
-        w, t, c = int(key.word), int(key.tag), float(value.d)
-        if w < 0 and t < 0:
-            unseen_total = c
-        elif t < 0:
-            sig_count[w] = c
-        elif w < 0:
-            unseen_tag_count[t] = c
-        else:
-            upairs.append((w, t, c))
-    upairs.sort()
-    out["unseen_sig"] = np.array([p[0] for p in upairs], dtype=np.int32)
-    out["unseen_tag"] = np.array([p[1] for p in upairs], dtype=np.int32)
-    out["unseen_count"] = np.array([p[2] for p in upairs], dtype=np.float64)
-    out["sig_count"] = sig_count
-    out["unseen_tag_count"] = unseen_tag_count
+    total, out["word_count"], out["tag_count"], seen = _counter(lex.seenCounter, n_words, n_tags)
+    out["seen_word"], out["seen_tag"], out["seen_count"] = seen
+    unseen_total, out["sig_count"], out["unseen_tag_count"], unseen = _counter(
+        lex.uwModel.unSeenCounter, n_words, n_tags
+    )
+    out["unseen_sig"], out["unseen_tag"], out["unseen_count"] = unseen
 
     smooth = [float(x) for x in lex.smooth]
     goal = state_id.get("ROOT")
