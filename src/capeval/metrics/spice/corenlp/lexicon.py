@@ -120,8 +120,8 @@ class Lexicon:
         self._smooth_unknown = g.smooth_unknown
         self._threshold = g.smooth_in_unknowns_threshold
         self._flexi = g.flexi_tag
-        self._tag_count = g.tag_count.tolist()
-        self._unseen_tag_count = g.unseen_tag_count.tolist()
+        self._tag_count = g.tag_count
+        self._unseen_tag_count = g.unseen_tag_count
         self._word_count = g.word_count
         self._sig_count = g.sig_count
         self._num_tags = g.num_tags
@@ -130,12 +130,11 @@ class Lexicon:
         self._seen_start = np.searchsorted(g.seen_word, np.arange(g.num_words + 1)).astype(np.int64)
         self._seen_tag = g.seen_tag
         self._seen_count = g.seen_count
-        self._unseen: dict[int, dict[int, float]] = {}
+        # per signature, its count with every tag
+        self._unseen: dict[int, npt.NDArray[np.float64]] = {}
         for s, t, c in zip(g.unseen_sig.tolist(), g.unseen_tag.tolist(), g.unseen_count.tolist(), strict=True):
-            self._unseen.setdefault(s, {})[t] = c
-        self._open_tags = np.array(
-            [t for t, c in enumerate(self._unseen_tag_count) if c > g.open_class_threshold], dtype=np.int32
-        )
+            self._unseen.setdefault(s, np.zeros(self._num_tags))[t] = c
+        self._open_tags = np.flatnonzero(self._unseen_tag_count > g.open_class_threshold).astype(np.int32)
         self._all_tags = np.arange(self._num_tags, dtype=np.int32)
         self._known_cache: dict[int, tuple[_Tags, _Scores, _Scores]] = {}
         self._unknown_cache: dict[int, tuple[_Tags, _Scores, _Scores]] = {}
@@ -150,26 +149,30 @@ class Lexicon:
             return False
         return bool(self._seen_start[wid + 1] > self._seen_start[wid]) or wid == self.grammar.unknown_word
 
-    def _seen_tag_counts(self, wid: int) -> dict[int, float]:
+    def _seen_tag_counts(self, wid: int) -> npt.NDArray[np.float64]:
+        """The word's count with every tag (0 where unseen)."""
         a, b = int(self._seen_start[wid]), int(self._seen_start[wid + 1])
-        return dict(zip(self._seen_tag[a:b].tolist(), self._seen_count[a:b].tolist(), strict=True))
+        counts = np.zeros(self._num_tags, dtype=np.float64)
+        counts[self._seen_tag[a:b]] = self._seen_count[a:b]
+        return counts
 
-    def _score_seen(self, tag: int, c_w: float, c_tw: float) -> float:
-        p_tu = self._unseen_tag_count[tag] / self._unseen_total
-        if c_w > self._threshold and c_tw > 0.0:
-            p_tw = c_tw / c_w
-        else:
-            p_tw = (c_tw + self._smooth_known * p_tu) / (c_w + self._smooth_known)
-        p_t = self._tag_count[tag] / self._total
+    def _scores_seen(self, c_w: float, c_tw: npt.NDArray[np.float64]) -> _Scores:
+        """Every tag's score for a word seen ``c_w`` times (``c_tw`` times with each tag)."""
+        # element-wise IEEE double arithmetic in Java's order, so the same doubles as Java's
+        p_tu = self._unseen_tag_count / self._unseen_total
+        smoothed = (c_tw + self._smooth_known * p_tu) / (c_w + self._smooth_known)
+        p_tw = np.where(c_tw > 0.0, c_tw / c_w, smoothed) if c_w > self._threshold else smoothed
+        p_t = self._tag_count / self._total
         p_w = c_w / self._total
-        return _log_score((p_tw * p_w) / p_t)
+        return _log_scores((p_tw * p_w) / p_t)
 
-    def _score_unseen(self, tag: int, sig_counts: dict[int, float], c_s: float) -> float:
-        p_tu = self._unseen_tag_count[tag] / self._unseen_total
-        p_ts = (sig_counts.get(tag, 0.0) + self._smooth_unknown * p_tu) / (c_s + self._smooth_unknown)
-        p_t = self._tag_count[tag] / self._total
+    def _scores_unseen(self, c_ts: npt.NDArray[np.float64], c_s: float) -> _Scores:
+        """Every tag's score for an unknown word whose signature is seen ``c_s`` times (``c_ts`` per tag)."""
+        p_tu = self._unseen_tag_count / self._unseen_total
+        p_ts = (c_ts + self._smooth_unknown * p_tu) / (c_s + self._smooth_unknown)
+        p_t = self._tag_count / self._total
         p_w = 1.0 / self._total
-        return _log_score((p_ts * p_w) / p_t)
+        return _log_scores((p_ts * p_w) / p_t)
 
     def _tables(self, word: str, loc: int) -> tuple[_Tags, _Scores, _Scores]:
         """(candidate tags, their scores, every tag's score) of a word at a position (cached)."""
@@ -179,13 +182,12 @@ class Lexicon:
             cached = self._known_cache.get(wid)
             if cached is None:
                 counts = self._seen_tag_counts(wid)
-                every = np.array(
-                    [self._score_seen(t, c_w, counts.get(t, 0.0)) for t in range(self._num_tags)], dtype=np.float32
-                )
+                every = self._scores_seen(c_w, counts)
                 if self._flexi and c_w <= self._threshold:
                     tags = self._all_tags
                 else:
-                    tags = np.array(sorted(counts), dtype=np.int32)
+                    a, b = int(self._seen_start[wid]), int(self._seen_start[wid + 1])
+                    tags = np.sort(self._seen_tag[a:b]).astype(np.int32)
                 cached = _finite(tags, every)
                 self._known_cache[wid] = cached
             return cached
@@ -193,9 +195,9 @@ class Lexicon:
         key = sig if sig >= 0 and self._sig_count[sig] > 0 else -1
         cached = self._unknown_cache.get(key)
         if cached is None:
-            sig_counts = self._unseen.get(key, {})
+            c_ts = self._unseen.get(key)
             c_s = float(self._sig_count[key]) if key >= 0 else 0.0
-            every = np.array([self._score_unseen(t, sig_counts, c_s) for t in range(self._num_tags)], dtype=np.float32)
+            every = self._scores_unseen(np.zeros(self._num_tags) if c_ts is None else c_ts, c_s)
             cached = _finite(self._open_tags, every)
             self._unknown_cache[key] = cached
         if wid >= 0 and self.is_known(wid):  # "UNK" itself: listed, but without counts
@@ -221,12 +223,17 @@ class Lexicon:
         return float(self._tables(word, loc)[2][tag])
 
 
-def _log_score(p: float) -> float:
-    """``log(p)`` as Java computes it, or minus infinity when it is at most -100 (or ``p`` is 0)."""
-    if p <= 0.0:
-        return -math.inf
-    s = math.log(p)
-    return s if s > _MIN_LOG else -math.inf
+def _log_scores(p: npt.NDArray[np.float64]) -> _Scores:
+    """``(float) log(p)`` per element, or minus infinity where the log is at most -100 (or ``p`` is 0).
+
+    The log is the C library's (``math.log``, as Java's), one value at a time: vectorized logs
+    may differ in the last bit.
+    """
+    out = []
+    for x in p.tolist():
+        s = math.log(x) if x > 0.0 else -math.inf
+        out.append(s if s > _MIN_LOG else -math.inf)
+    return np.array(out, dtype=np.float32)
 
 
 def _finite(tags: _Tags, every: _Scores) -> tuple[_Tags, _Scores, _Scores]:
