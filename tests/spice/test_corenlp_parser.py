@@ -205,6 +205,21 @@ def test_golden_trees(pcfg_parser: PCFGParser) -> None:  # noqa: F811
     assert not wrong, wrong[:3]
 
 
+@pytest.mark.parametrize(
+    ("words", "tree"),
+    [
+        (["a", ".$.", "b"], "(X (XX a) (XX .$.) (XX b))"),
+        ([".$."], "(X (XX .$.))"),
+        ([".$.", ".$."], "(X (XX .$.) (XX .$.))"),
+    ],
+)
+def test_sentences_without_any_parse(words: list[str], tree: str, pcfg_parser: PCFGParser) -> None:  # noqa: F811
+    # CoreNLP's tokenizer never makes the boundary word ".$." a token, but given one (tokens fed to
+    # CoreNLP 3.6.0's ParserAnnotator directly), the recovery re-parse leaves it its only tag, no
+    # parse exists, and the annotator falls back to this tree
+    assert pcfg_parser.parse(words) == tree
+
+
 def test_bad_input(pcfg_parser: PCFGParser) -> None:  # noqa: F811
     with pytest.raises(ValueError, match="empty sentence"):
         pcfg_parser.parse([])

@@ -210,7 +210,7 @@ class PCFGParser:
         scores: list[npt.NDArray[np.float32]] = []
         for loc, word in enumerate(words):
             key = americanize(word)
-            if flood:
+            if flood and key != _BOUNDARY_WORD:  # CoreNLP floods every word but the boundary word
                 states.append(self._tag_state)
                 scores.append(self.lexicon.flood(key, loc))
             else:
@@ -289,6 +289,10 @@ class PCFGParser:
         root = ws.chart[n - 1, goal]  # the span [0, n) (row n - 1: see chart.cell_index)
         if root == -np.inf:
             self._chart(words, ws, flood=True)
+            if ws.chart[n - 1, goal] == -np.inf:
+                # no parse even so (only the boundary word ".$." as a token does that): CoreNLP's
+                # ParserAnnotator then gives every token the tag XX under an X node
+                return "(X " + " ".join(f"(XX {word})" for word in words) + ")"
         size = best_tree(
             ws.chart,
             n,
