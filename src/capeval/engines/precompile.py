@@ -12,8 +12,7 @@ What is compiled: every kernel that ``capeval demo`` calls, with the argument ty
 use: BLEU, ROUGE-L and CIDEr-D score the built-in demo data through the scoring engine; METEOR's
 aligner and score functions run on an empty job of the real types (its tables are converted on
 first use and are not needed here), and its word index, input segmenting and paraphrase-table
-parser on a few words; the exact SPICE parser's chart kernels run on a toy grammar (CoreNLP's
-grammar is read from the user's copy at run time, never shipped).
+parser on a few words.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ def _meteor() -> None:
 
 
 def _spice_parser() -> None:
+    """The exact SPICE parser's chart kernels, on a toy grammar (CoreNLP's grammar is never shipped)."""
     from capeval.metrics.spice.corenlp.chart import compile_kernels
 
     compile_kernels()
