@@ -71,7 +71,7 @@ def load_test_grammar(cache_dir: Path, source: Path | None = None) -> Grammar:
 
 def grammar_cache_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where converted grammars are kept: pytest's cache directory (a temporary one without it)."""
-    cache = config.cache
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
     return Path(cache.mkdir("capeval-spice-grammar") if cache is not None else tmp_path_factory.mktemp("grammar"))
 
 
