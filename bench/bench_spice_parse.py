@@ -107,14 +107,15 @@ def _run(name: str, captions: list[str], grammar: Any, passes: int) -> bool:
     print(f"official : parse, cold JIT    {per(cold)}  (CPU {1000 * cold_cpu / n_caps:.2f} ms/caption)")
     print(f"           parse, warm (pass {len(official['parse_seconds'])}) {per(warm)}  "
           f"(CPU {1000 * warm_cpu / n_caps:.2f} ms/caption)")  # fmt: skip
+    official_run = jvm + tok + load + cold  # what one SPICE run pays for its parses
     print(f"           JVM start {jvm:.2f} s, tokenizer {tok:.2f} s, grammar load {load:.2f} s; "
-          f"whole run {per(official['wall_seconds'])}")  # fmt: skip
+          f"whole run (these, and the first pass) {per(official_run)}")  # fmt: skip
     print(f"capeval  : parse, first pass  {per(first)}  (CPU {1000 * first_cpu / n_caps:.2f} ms/caption)")
     print(f"           parse, second pass {per(second)}  (CPU {1000 * second_cpu / n_caps:.2f} ms/caption)")
     print(f"           parser setup + kernel load {setup:.2f} s; with the sentence cache {per(with_cache)}")
     print(f"           whole run (setup + first pass) {per(setup + first)}")
     print(f"ratio    : parse cold {cold / first:.1f}x, parse warm {warm / second:.1f}x, "
-          f"whole run {official['wall_seconds'] / (setup + first):.1f}x (official / capeval, wall)")  # fmt: skip
+          f"whole run {official_run / (setup + first):.1f}x (official / capeval, wall)")  # fmt: skip
     print(f"           parse cold {cold_cpu / first_cpu:.1f}x, parse warm {warm_cpu / second_cpu:.1f}x (CPU time)")
     print(f"parity   : {same:,} of {n_sents:,} trees identical")
     return same == n_sents
