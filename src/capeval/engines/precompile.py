@@ -39,6 +39,13 @@ def _meteor() -> None:
     _convert.parse_paraphrases(_resources.warm_paraphrase_text(), _resources.TOKEN_BITS, _resources.TOKENS_PER_WORD)
 
 
+def _spice_parser() -> None:
+    """The exact SPICE parser's chart kernels, on a toy grammar (CoreNLP's grammar is never shipped)."""
+    from capeval.metrics.spice.corenlp.chart import compile_kernels
+
+    compile_kernels()
+
+
 def _classic() -> None:
     from capeval.data import demo_paths
     from capeval.engines.local import evaluate
@@ -56,6 +63,7 @@ def precompile() -> bool:
         return False
     _classic()
     _meteor()
+    _spice_parser()
     return True
 
 
