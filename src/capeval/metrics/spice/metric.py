@@ -28,7 +28,7 @@ import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.spice.cache import TupleCache, default_cache_path
-from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
+from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples, tuple_sort_key
 from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed
 from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL, SpacyParser
 from capeval.metrics.spice.synonyms import load_synonyms
@@ -95,9 +95,9 @@ def _output_names() -> tuple[str, ...]:
 
 
 def _tuple_strings(tuples: Sequence[tuple[Concept, ...]], truth: Sequence[bool]) -> list[dict[str, Any]]:
-    rows = [{"tuple": [c.text for c in t], "truth_value": v} for t, v in zip(tuples, truth, strict=True)]
-    rows.sort(key=lambda r: (not r["truth_value"], r["tuple"]))
-    return rows
+    """The ``-detailed`` listing: true tuples first, each group in ``TupleSet`` order."""
+    order = sorted(range(len(tuples)), key=lambda i: (not truth[i], tuple_sort_key(tuples[i])))
+    return [{"tuple": [c.text for c in tuples[i]], "truth_value": truth[i]} for i in order]
 
 
 class SPICE(Metric):

