@@ -164,9 +164,16 @@ class Edge:
 class SceneGraph:
     """One caption's (or one item's merged references') scene graph.
 
+    Two decisions depend, in the jar, on the iteration order of identity-hashed sets, which
+    changes from run to run: which of several *equally* similar nodes a new object merges
+    into, and which of several similar attributes of a node a new attribute merges into.
+    Here the first in insertion order is taken; ``choose`` can take another (the jar's own
+    outputs show both), and :attr:`ties` counts such decisions.
+
     Args:
         lookup: Concept string -> synset ids; ``None`` disables synsets.
         merge: Merge similar concepts (SPICE's default; off with ``-noSynsets``).
+        choose: Given the number of tied candidates (2 or more), the index of the one to take.
 
     Example:
         >>> g = SceneGraph(lookup=None, merge=False)
@@ -175,11 +182,21 @@ class SceneGraph:
         ['on']
     """
 
-    def __init__(self, lookup: SynsetLookup | None, merge: bool = True) -> None:
+    def __init__(
+        self, lookup: SynsetLookup | None, merge: bool = True, choose: Callable[[int], int] | None = None
+    ) -> None:
         self.lookup = lookup
         self.merge = merge
+        self.choose = choose
+        self.ties = 0
         self.nodes: list[Node] = []
         self.edges: list[Edge] = []
+
+    def _pick(self, count: int) -> int:
+        if count < 2:
+            return 0
+        self.ties += 1
+        return self.choose(count) if self.choose is not None else 0
 
     def _concept(self, word: str) -> Concept:
         return Concept.of(word, self.lookup)
@@ -187,18 +204,21 @@ class SceneGraph:
     def node_for(self, word: str) -> Node:
         """``getOrAddNode``: an equal node, else (merging) the most similar node, else a new one."""
         concept = self._concept(word)
-        best: Node | None = None
+        best: list[Node] = []
         best_similarity = 0.0
         for node in self.nodes:
             if node.concept.equals(concept):
                 return node
             similarity = node.concept.similarity(concept)
-            # Strictly greater: the first of equally similar nodes wins; NaN never wins.
+            # Strictly greater wins (NaN never does); equals ties.
             if similarity > best_similarity:
-                best, best_similarity = node, similarity
-        if self.merge and best is not None:
-            best.concept.merge(concept)
-            return best
+                best, best_similarity = [node], similarity
+            elif similarity == best_similarity and best:
+                best.append(node)
+        if self.merge and best:
+            chosen = best[self._pick(len(best))]
+            chosen.concept.merge(concept)
+            return chosen
         node = Node(concept)
         self.nodes.append(node)
         return node
@@ -214,10 +234,10 @@ class SceneGraph:
         if any(a.equals(concept) for a in node.attributes):
             return
         if self.merge:
-            for existing in node.attributes:
-                if existing.similar(concept):
-                    existing.merge(concept)
-                    return
+            similar = [a for a in node.attributes if a.similar(concept)]
+            if similar:
+                similar[self._pick(len(similar))].merge(concept)
+                return
         node.attributes.append(concept)
 
     def add_relation(self, subject: str, obj: str, predicate: str) -> None:

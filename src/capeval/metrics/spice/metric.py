@@ -28,8 +28,8 @@ import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.spice.cache import TupleCache, default_cache_path
-from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples, tuple_sort_key
-from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed
+from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
+from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed, tuple_listing
 from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL, SpacyParser
 from capeval.metrics.spice.synonyms import load_synonyms
 from capeval.tokenizers.base import Tokenizer
@@ -92,12 +92,6 @@ def _output_names() -> tuple[str, ...]:
     for category in CATEGORIES[1:]:
         names += [f"spice-{_key(category)}-f", f"spice-{_key(category)}-pr", f"spice-{_key(category)}-re"]
     return tuple(names)
-
-
-def _tuple_strings(tuples: Sequence[tuple[Concept, ...]], truth: Sequence[bool]) -> list[dict[str, Any]]:
-    """The ``-detailed`` listing: true tuples first, each group in ``TupleSet`` order."""
-    order = sorted(range(len(tuples)), key=lambda i: (not truth[i], tuple_sort_key(tuples[i])))
-    return [{"tuple": [c.text for c in tuples[i]], "truth_value": truth[i]} for i in order]
 
 
 class SPICE(Metric):
@@ -290,8 +284,8 @@ class SPICE(Metric):
             if self.detailed:
                 details.append(
                     {
-                        "test_tuples": _tuple_strings(cand_tuples, cand_truth),
-                        "ref_tuples": _tuple_strings(ref_tuples, ref_truth),
+                        "test_tuples": tuple_listing(cand_tuples, cand_truth),
+                        "ref_tuples": tuple_listing(ref_tuples, ref_truth),
                         "scores": {c: _score_dict(s) for c, s in scores.items()},
                     }
                 )
