@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator
 
 from capeval.metrics.spice.depgraph import DepGraph
 from capeval.metrics.spice.semgraph import JavaHashMap, Node, SemanticGraph
@@ -99,6 +98,18 @@ _SINGULAR_NOUN = re.compile("NNP?")
 _ANY_NOUN = re.compile("NNP?S?")
 
 _QMOD = "det:qmod"
+_MATCHES: dict[tuple[re.Pattern[str], str], bool] = {}
+
+
+def _matches(pattern: re.Pattern[str], rel: str) -> bool:
+    """``pattern`` matches the whole relation name (memoized: few names, many tests)."""
+    key = (pattern, rel)
+    found = _MATCHES.get(key)
+    if found is None:
+        if len(_MATCHES) > 100_000:
+            _MATCHES.clear()
+        found = _MATCHES[key] = pattern.fullmatch(rel) is not None
+    return found
 
 
 def _graph(graph: DepGraph | SemanticGraph) -> SemanticGraph:
@@ -204,20 +215,32 @@ def _multiword(sg: SemanticGraph, gov: Node, words: list[Node]) -> None:
             sg.add_edge(head, word, "mwe")
 
 
+def _candidates(graph: SemanticGraph, words: re.Pattern[str]) -> bool:
+    """Whether a pattern can match at all: a node with one of its words and an ``nmod*`` edge."""
+    return any(
+        words.fullmatch(graph.word(node)) and any(_NMOD_ANY.fullmatch(rel) for rel, _ in graph.outgoing(node))
+        for node in graph.vertex_set()
+    )
+
+
 def rewrite_quantifiers(graph: SemanticGraph) -> None:
     """``processQuanftificationModifiers``: the three patterns, each matched on a copy of the
-    graph as it was before that pattern, rewrites applied to the graph itself."""
-    copy = graph.soft_copy()
-    for w2 in copy.match_order():
-        found1 = _first_qmod1(copy, w2)
-        if found1 is None:
+    graph as it was before that pattern, rewrites applied to the graph itself. (A pattern that
+    cannot match is skipped without copying: the copy has the graph's structure.)"""
+    if _candidates(graph, _P1):
+        copy = graph.soft_copy()
+        for w2 in copy.match_order():
+            found1 = _first_qmod1(copy, w2)
+            if found1 is None:
+                continue
+            w1, gov, w3 = found1
+            if not _promote(graph, w2, gov):
+                return
+            words = [w1, w2, w3] + [c for c in graph.children_with_reln(w2, "amod") if c[0] < w2[0]]
+            _multiword(graph, gov, sorted(words))
+    for pattern, words_of in ((_first_qmod2, _P2), (_first_qmod3, _P3)):
+        if not _candidates(graph, words_of):
             continue
-        w1, gov, w3 = found1
-        if not _promote(graph, w2, gov):
-            return
-        words = [w1, w2, w3] + [c for c in graph.children_with_reln(w2, "amod") if c[0] < w2[0]]
-        _multiword(graph, gov, sorted(words))
-    for pattern in (_first_qmod2, _first_qmod3):
         copy = graph.soft_copy()
         for w1 in copy.match_order():
             found = pattern(copy, w1)
@@ -298,25 +321,40 @@ class _Rules:
     def __init__(self, sg: SemanticGraph) -> None:
         self.sg = sg
         self.order = sg.match_order()
+        #: The nodes with dependents, in match order (the only ones a pattern with a child can match).
+        self.heads = [node for node in self.order if sg.outgoing(node)]
         self.out: list[list[str]] = []
+        tags = {node: sg.tag(node) for node in self.order}
+        self.nouns = {node for node, tag in tags.items() if _NOUN.fullmatch(tag)}
+        self.plurals = {node for node, tag in tags.items() if _PLURAL.fullmatch(tag)}
+        self._lemmas: dict[Node, str] = {}
+        self._by_rel: dict[Node, dict[str, list[tuple[str, Node]]]] = {}
 
     def lemma(self, node: Node) -> str:
-        return _java_lower_trim(self.sg.lemma(node))
+        found = self._lemmas.get(node)
+        if found is None:
+            found = self._lemmas[node] = _java_lower_trim(self.sg.lemma(node))
+        return found
 
     def is_noun(self, node: Node) -> bool:
-        return _NOUN.fullmatch(self.sg.tag(node)) is not None
+        return node in self.nouns
 
     def is_plural(self, node: Node) -> bool:
-        return _PLURAL.fullmatch(self.sg.tag(node)) is not None
+        return node in self.plurals
 
-    def edges(self, node: Node, rel: re.Pattern[str] | str) -> Iterator[tuple[str, Node]]:
-        """Outgoing edges whose relation matches (a name exactly, a pattern entirely)."""
-        for r, dep in self.sg.outgoing(node):
-            if r == rel if isinstance(rel, str) else rel.fullmatch(r):
-                yield r, dep
+    def edges(self, node: Node, rel: re.Pattern[str] | str) -> list[tuple[str, Node]]:
+        """Outgoing edges whose relation matches (a name exactly, a pattern entirely), in order."""
+        if isinstance(rel, str):
+            index = self._by_rel.get(node)
+            if index is None:
+                index = self._by_rel[node] = {}
+                for edge in self.sg.outgoing(node):
+                    index.setdefault(edge[0], []).append(edge)
+            return index.get(rel, [])
+        return [edge for edge in self.sg.outgoing(node) if _matches(rel, edge[0])]
 
     def has(self, node: Node, rel: re.Pattern[str] | str) -> bool:
-        return next(self.edges(node, rel), None) is not None
+        return bool(self.edges(node, rel))
 
     def predicate(self, pred: Node) -> str:
         """``getPredicate``: the lemma, with the first particle (``compound:prt``) appended."""
@@ -335,7 +373,7 @@ class _Rules:
     # --- the patterns, in the jar's order ------------------------------------------------------
     def subject_predicate_object(self) -> None:
         """``{}=pred >nsubj {tag:/NNP?S?/}=subj >/(iobj|dobj|nmod:.*)/=objreln {tag:/NNP?S?/}=obj !> cop {}``."""
-        for pred in self.order:
+        for pred in self.heads:
             if self.has(pred, "cop"):
                 continue
             for _, subj in self.edges(pred, "nsubj"):
@@ -347,7 +385,7 @@ class _Rules:
 
     def reduced_relative(self) -> None:
         """``{}=subj >acl ({tag:/V.*/}=pred >/(iobj|dobj|nmod:.*)/=objreln {tag:/NNP?S?/}=obj)``."""
-        for subj in self.order:
+        for subj in self.heads:
             for _, pred in self.edges(subj, "acl"):
                 if not _VERB.fullmatch(self.sg.tag(pred)):
                     continue
@@ -360,8 +398,8 @@ class _Rules:
         (``>cop {}``, one match per cop edge): a case child makes a relation, else an attribute."""
         sg = self.sg
         for copular in (False, True):
-            for pred in self.order:
-                cops = sum(1 for _ in self.edges(pred, "cop"))
+            for pred in self.heads:
+                cops = len(self.edges(pred, "cop"))
                 if copular and not cops:
                     continue
                 if not copular and (cops or any(self.is_noun(o) for _, o in self.edges(pred, _OBJ_REL))):
@@ -379,17 +417,17 @@ class _Rules:
 
     def adjectives(self) -> None:
         """``{}=obj >/(amod)/ {}=adj``, then ``{tag:/J.*/}=adj >nsubj {}=obj``."""
-        for obj in self.order:
+        for obj in self.heads:
             for _, adj in self.edges(obj, "amod"):
                 self.out.append([self.lemma(obj), self.lemma(adj)])
-        for adj in self.order:
+        for adj in self.heads:
             if _ADJ.fullmatch(self.sg.tag(adj)):
                 for _, obj in self.edges(adj, "nsubj"):
                     self.out.append([self.lemma(obj), self.lemma(adj)])
 
     def prepositional(self) -> None:
         """``{tag:/NNP?S?/}=gov >/nmod:.*/=reln {}=mod`` (poss and agent skipped)."""
-        for gov in self.order:
+        for gov in self.heads:
             if not self.is_noun(gov):
                 continue
             for reln, mod in self.edges(gov, _NMOD_SPECIFIC):
@@ -399,7 +437,7 @@ class _Rules:
 
     def possessive(self) -> None:
         """``{tag:/NNP?S?/}=gov >/nmod:poss/=reln {tag:/NNP?S?/}=mod`` -> (mod, gov, have)."""
-        for gov in self.order:
+        for gov in self.heads:
             if not self.is_noun(gov):
                 continue
             for _, mod in self.edges(gov, "nmod:poss"):
@@ -408,7 +446,7 @@ class _Rules:
 
     def agent(self) -> None:
         """``{tag:/V.*/}=pred >/nmod:agent/=reln {NN*}=subj >nsubjpass {NN*}=obj``."""
-        for pred in self.order:
+        for pred in self.heads:
             if not _VERB.fullmatch(self.sg.tag(pred)):
                 continue
             for _, subj in self.edges(pred, "nmod:agent"):
@@ -449,7 +487,7 @@ class _Rules:
     def counts(self) -> None:
         """The three plural patterns, first match of each node only."""
         sg = self.sg
-        for pred in self.order:
+        for pred in self.heads:
             for _, subj in self.edges(pred, "nsubj"):
                 if not self.is_plural(subj):
                     continue
@@ -482,7 +520,7 @@ class _Rules:
         """``{NN*}=tail >/(compound)/ {NN*}=head`` -> (tail, head); then every noun outside a
         compound -> (noun). (The noun-conjunction rule between them never adds anything.)"""
         compound: set[Node] = set()
-        for tail in self.order:
+        for tail in self.heads:
             if not self.is_noun(tail):
                 continue
             for _, head in self.edges(tail, "compound"):

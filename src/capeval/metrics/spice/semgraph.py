@@ -130,6 +130,9 @@ class SemanticGraph:
         self._out: JavaHashMap[Node, JavaHashMap[Node, list[str]]] = JavaHashMap(self._hashes)
         self._in: JavaHashMap[Node, JavaHashMap[Node, list[str]]] = JavaHashMap(self._hashes)
         self.roots: JavaHashMap[Node, None] = JavaHashMap(self._hashes)
+        # Edge lists in iteration order, per node, until an edge of that node changes.
+        self._out_lists: dict[Node, list[tuple[str, Node]]] = {}
+        self._in_lists: dict[Node, list[tuple[str, Node]]] = {}
 
     # --- nodes ------------------------------------------------------------------------------
     def declare(self, node: Node, data: NodeData) -> None:
@@ -192,11 +195,19 @@ class SemanticGraph:
     # --- edges ------------------------------------------------------------------------------
     def add_edge(self, gov: Node, dep: Node, rel: str) -> None:
         """``addEdge``: append an edge (duplicates allowed, as in the multigraph)."""
-        self._edges_map(self._out, gov)
-        self._edges_map(self._in, dep)
+        # DirectedMultiGraph creates a missing vertex (in both maps) on first use: source first.
         out_map = self._out.get(gov)
+        if out_map is None:
+            out_map = JavaHashMap(self._hashes)
+            self._out.put(gov, out_map)
+            self._in.put(gov, JavaHashMap(self._hashes))
         in_map = self._in.get(dep)
-        assert out_map is not None and in_map is not None
+        if in_map is None:
+            self._out.put(dep, JavaHashMap(self._hashes))
+            in_map = JavaHashMap(self._hashes)
+            self._in.put(dep, in_map)
+        self._out_lists.pop(gov, None)
+        self._in_lists.pop(dep, None)
         out_list = out_map.get(dep)
         if out_list is None:
             out_list = []
@@ -207,12 +218,6 @@ class SemanticGraph:
             in_map.put(gov, in_list)
         out_list.append(rel)
         in_list.append(rel)
-
-    def _edges_map(self, side: JavaHashMap[Node, JavaHashMap[Node, list[str]]], node: Node) -> None:
-        # DirectedMultiGraph creates a missing vertex in both maps on first use.
-        if side.get(node) is None:
-            self._out.put(node, JavaHashMap(self._hashes))
-            self._in.put(node, JavaHashMap(self._hashes))
 
     def remove_edge(self, gov: Node, dep: Node, rel: str) -> bool:
         """``removeEdge``: drop the first equal edge; an emptied child entry disappears."""
@@ -226,6 +231,8 @@ class SemanticGraph:
             return False
         out_list.remove(rel)
         in_list.remove(rel)
+        self._out_lists.pop(gov, None)
+        self._in_lists.pop(dep, None)
         if not out_list:
             out_map.remove(dep)
         if not in_list:
@@ -233,18 +240,22 @@ class SemanticGraph:
         return True
 
     def outgoing(self, node: Node) -> list[tuple[str, Node]]:
-        """``outgoingEdgeIterable``: ``(relation, dependent)`` in iteration order."""
-        out_map = self._out.get(node)
-        if out_map is None:
-            return []
-        return [(rel, dep) for dep, rels in out_map.items() for rel in rels]
+        """``outgoingEdgeIterable``: ``(relation, dependent)`` in iteration order (do not modify)."""
+        found = self._out_lists.get(node)
+        if found is None:
+            out_map = self._out.get(node)
+            found = [] if out_map is None else [(rel, dep) for dep, rels in out_map.items() for rel in rels]
+            self._out_lists[node] = found
+        return found
 
     def incoming(self, node: Node) -> list[tuple[str, Node]]:
-        """``incomingEdgeIterable``: ``(relation, governor)`` in iteration order."""
-        in_map = self._in.get(node)
-        if in_map is None:
-            return []
-        return [(rel, gov) for gov, rels in in_map.items() for rel in rels]
+        """``incomingEdgeIterable``: ``(relation, governor)`` in iteration order (do not modify)."""
+        found = self._in_lists.get(node)
+        if found is None:
+            in_map = self._in.get(node)
+            found = [] if in_map is None else [(rel, gov) for gov, rels in in_map.items() for rel in rels]
+            self._in_lists[node] = found
+        return found
 
     def edges(self) -> Iterator[tuple[Node, Node, str]]:
         """``edgeIterable``: every edge, vertex by vertex."""
