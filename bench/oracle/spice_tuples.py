@@ -45,6 +45,28 @@ def _compiled() -> tuple[Path, str]:
     return classes, digest
 
 
+def _run(main_class: str, blob: bytes, kind: str, count: int, timeout: float, *args: str) -> list[Any]:
+    """Run one harness on ``blob`` (one input per line), cached by input hash; one JSON value per line."""
+    classes, digest = _compiled()
+    key = hashlib.sha256(blob + digest.encode() + " ".join(args).encode()).hexdigest()[:16]
+    cache = oracle_dir() / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    out_path = cache / f"{kind}-{key}.json"
+    if not out_path.exists():
+        target = spice_full_dir()
+        command = ["java", "-Xmx6G", "-cp", f"{_classpath(target)}{os.pathsep}{classes}", main_class, *args]
+        done = subprocess.run(command, input=blob, check=True, capture_output=True, timeout=timeout)
+        lines = done.stdout.decode("utf-8").splitlines()
+        if len(lines) != count:
+            raise OracleUnavailable(f"{main_class} wrote {len(lines)} lines for {count} inputs")
+        tmp = out_path.with_name(f"{out_path.name}.tmp{os.getpid()}")
+        tmp.write_text("[" + ",\n".join(lines) + "]", encoding="utf-8")
+        os.replace(tmp, out_path)
+    with open(out_path, encoding="utf-8") as fh:
+        result: list[Any] = json.load(fh)
+    return result
+
+
 def run_raw_tuples(captions: list[str], *, threads: int = 1, timeout: float = 7200) -> list[dict[str, Any]]:
     """Per caption, in input order: ``{"caption", "tuples": [[...], ...], "before": [graph, ...],
     "after": [graph, ...]}``.
@@ -56,31 +78,8 @@ def run_raw_tuples(captions: list[str], *, threads: int = 1, timeout: float = 72
     for text in captions:
         if "\n" in text or "\r" in text:
             raise ValueError(f"the tuples harness reads one caption per line: {text!r}")
-    classes, digest = _compiled()
     blob = "".join(f"{text}\n" for text in captions).encode("utf-8")
-    key = hashlib.sha256(blob + digest.encode()).hexdigest()[:16]
-    cache = oracle_dir() / "cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    out_path = cache / f"rawtuples-{key}.json"
-    if not out_path.exists():
-        target = spice_full_dir()
-        command = [
-            "java",
-            "-Xmx6G",
-            "-cp",
-            f"{_classpath(target)}{os.pathsep}{classes}",
-            "edu.anu.spice.SpiceRawTuples",
-        ]
-        done = subprocess.run([*command, str(threads)], input=blob, check=True, capture_output=True, timeout=timeout)
-        lines = done.stdout.decode("utf-8").splitlines()
-        if len(lines) != len(captions):
-            raise OracleUnavailable(f"the tuples harness wrote {len(lines)} lines for {len(captions)} captions")
-        tmp = out_path.with_name(f"{out_path.name}.tmp{os.getpid()}")
-        tmp.write_text("[" + ",\n".join(lines) + "]", encoding="utf-8")
-        os.replace(tmp, out_path)
-    with open(out_path, encoding="utf-8") as fh:
-        result: list[dict[str, Any]] = json.load(fh)
-    return result
+    return _run("edu.anu.spice.SpiceRawTuples", blob, "rawtuples", len(captions), timeout, str(threads))
 
 
 def run_graph_tuples(documents: list[dict[str, Any]], *, timeout: float = 3600) -> list[Any]:
@@ -94,30 +93,7 @@ def run_graph_tuples(documents: list[dict[str, Any]], *, timeout: float = 3600) 
 
     Returns:
         Per document, the raw tuple list in the jar's order, or ``{"error": message}`` where
-        the jar throws.
+        the jar throws (or loops: 5 s per document).
     """
-    classes, digest = _compiled()
     blob = "".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in documents).encode("utf-8")
-    key = hashlib.sha256(blob + digest.encode()).hexdigest()[:16]
-    cache = oracle_dir() / "cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    out_path = cache / f"graphtuples-{key}.json"
-    if not out_path.exists():
-        target = spice_full_dir()
-        command = [
-            "java",
-            "-Xmx2G",
-            "-cp",
-            f"{_classpath(target)}{os.pathsep}{classes}",
-            "edu.anu.spice.SpiceGraphTuples",
-        ]
-        done = subprocess.run(command, input=blob, check=True, capture_output=True, timeout=timeout)
-        lines = done.stdout.decode("utf-8").splitlines()
-        if len(lines) != len(documents):
-            raise OracleUnavailable(f"the graph harness wrote {len(lines)} lines for {len(documents)} documents")
-        tmp = out_path.with_name(f"{out_path.name}.tmp{os.getpid()}")
-        tmp.write_text("[" + ",\n".join(lines) + "]", encoding="utf-8")
-        os.replace(tmp, out_path)
-    with open(out_path, encoding="utf-8") as fh:
-        result: list[Any] = json.load(fh)
-    return result
+    return _run("edu.anu.spice.SpiceGraphTuples", blob, "graphtuples", len(documents), timeout)

@@ -13,14 +13,19 @@ the jar's output (the jar itself gives different ones in different runs).
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from capeval.metrics.spice.graph import SceneGraph, graph_tuples
 from capeval.metrics.spice.score import CATEGORIES, score_categories_detailed, tuple_listing
 from capeval.metrics.spice.synonyms import load_synonyms
 
+#: The fixture of official stages and outputs (see its README).
+DATA = Path(__file__).resolve().parents[1] / "data" / "spice"
 #: Tie resolutions tried per item at most.
 MAX_RESOLUTIONS = 256
 _FIELDS = ("tp", "fp", "fn", "pr", "re", "f")
@@ -118,3 +123,16 @@ class FakeStagesProvider:
         """The stage dict of each text."""
         self.calls += 1
         return [dict(self.stages[t]) for t in texts]
+
+
+def fixture_stages() -> dict[str, dict[str, Any]]:
+    """Caption -> official stage dict, for the 894 captions of the fixture."""
+    with gzip.open(DATA / "coco_demo_stages.jsonl.gz", "rt", encoding="utf-8") as fh:
+        return {d["caption"]: d for d in map(json.loads, fh)}
+
+
+def fixture_official() -> list[dict[str, Any]]:
+    """The jar's per-image ``-subset -detailed`` records of the fixture's 150 images."""
+    with gzip.open(DATA / "coco_demo_official.json.gz", "rt", encoding="utf-8") as fh:
+        items: list[dict[str, Any]] = json.load(fh)
+    return items

@@ -3,8 +3,6 @@ stages provider that serves the official pipeline's own stages (``tests/data/spi
 
 from __future__ import annotations
 
-import gzip
-import json
 import pickle
 import warnings
 from pathlib import Path
@@ -12,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.spice.official import FakeStagesProvider, differences
+from tests.spice.official import FakeStagesProvider, differences, fixture_official, fixture_stages
 
 from capeval.engines.executor import ForkedBackend, SerialBackend, run
 from capeval.metrics.spice import (
@@ -25,20 +23,15 @@ from capeval.metrics.spice import (
     tuples_from_stage,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "spice"
-
 
 @pytest.fixture(scope="module")
 def stages() -> dict[str, dict[str, Any]]:
-    with gzip.open(DATA / "coco_demo_stages.jsonl.gz", "rt", encoding="utf-8") as fh:
-        return {d["caption"]: d for d in map(json.loads, fh)}
+    return fixture_stages()
 
 
 @pytest.fixture(scope="module")
 def official() -> list[dict[str, Any]]:
-    with gzip.open(DATA / "coco_demo_official.json.gz", "rt", encoding="utf-8") as fh:
-        items: list[dict[str, Any]] = json.load(fh)
-    return items[:40]
+    return fixture_official()[:40]
 
 
 def _run(metric: SPICE, cands: list[str], refs: list[list[str]], backend: Any) -> Any:

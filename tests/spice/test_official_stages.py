@@ -12,29 +12,23 @@ from __future__ import annotations
 import gzip
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.spice.official import check_item, differences
+from tests.spice.official import DATA, check_item, differences, fixture_official, fixture_stages
 
 from capeval.metrics.spice import SPICE
 from capeval.metrics.spice.stages import StagesParser, tuples_from_stage
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "spice"
-
 
 @pytest.fixture(scope="module")
 def stages() -> dict[str, dict[str, Any]]:
-    with gzip.open(DATA / "coco_demo_stages.jsonl.gz", "rt", encoding="utf-8") as fh:
-        return {d["caption"]: d for d in map(json.loads, fh)}
+    return fixture_stages()
 
 
 @pytest.fixture(scope="module")
 def official() -> list[dict[str, Any]]:
-    with gzip.open(DATA / "coco_demo_official.json.gz", "rt", encoding="utf-8") as fh:
-        items: list[dict[str, Any]] = json.load(fh)
-    return items
+    return fixture_official()
 
 
 @pytest.fixture(scope="module")
