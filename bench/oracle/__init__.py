@@ -17,5 +17,7 @@ from .official import *  # noqa: F403  (the public names are official.py's ``__a
 from .official import __all__ as _official_all
 from .spice_full import *  # noqa: F403  (and spice_full.py's)
 from .spice_full import __all__ as _spice_full_all
+from .spice_tuples import *  # noqa: F403  (and spice_tuples.py's)
+from .spice_tuples import __all__ as _spice_tuples_all
 
-__all__ = [*_official_all, *_spice_full_all, *_morpha_all]
+__all__ = [*_official_all, *_spice_full_all, *_morpha_all, *_spice_tuples_all]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from capeval.metrics.spice.lemma import MorphaLemmatizer
-from capeval.metrics.spice.rules import extract_tuples
+from capeval.metrics.spice.parsing.rules import extract_tuples
 from capeval.metrics.spice.spacy_parser import convert_sentence
 
 LEMMATIZER = MorphaLemmatizer(

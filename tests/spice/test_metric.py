@@ -95,7 +95,7 @@ def test_bad_input_is_named() -> None:
     with pytest.raises(ValueError, match="no precomputed tuples"):
         m.score(candidates=["unknown caption"], references=[["a bus"]])
     with pytest.raises(ValueError, match="unknown SPICE parser"):
-        SPICE(tokenizer="none", parser="corenlp")
+        SPICE(tokenizer="none", parser="stanford")
 
 
 def test_empty_corpus() -> None:

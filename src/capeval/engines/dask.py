@@ -8,8 +8,8 @@ reference data (CIDEr-D document frequencies) is prepared once from all tokenize
 references and broadcast, each partition's statistics rows and per-item details (SPICE's
 tuples) are computed on a worker, and they come back in order to be reduced exactly as in
 :func:`capeval.engines.local.evaluate`. Metrics that keep their items in one process
-(``parallel_safe = False``: SPICE's batched parse and on-disk cache) and metrics built from
-others (SPIDEr, NNEval) run in the client process on the results.
+(``parallel_safe = False``) and metrics built from others (SPIDEr, NNEval) run in the client
+process on the results.
 
 Requires the ``dask`` extra (``dask[distributed]``).
 """

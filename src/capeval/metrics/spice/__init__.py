@@ -1,13 +1,37 @@
 """SPICE and SPIDEr without Java.
 
-``SPICE`` reproduces official SPICE 1.0 scoring (scene-graph merging, WordNet synonym
-matching with METEOR 1.5's tables, categories, NaN rules) on tuples from a spaCy-based
-parser that emulates the official Stanford CoreNLP pipeline. ``SPIDEr`` is the mean of
-CIDEr-D and SPICE. Registry keys: ``"spice"``, ``"spider"``.
+``SPICE`` reproduces official SPICE 1.0: scoring (scene-graph merging, WordNet synonym
+matching with METEOR 1.5's tables, categories, NaN rules), and the graph enhancements and
+rules that turn the parser's dependencies into tuples. Captions are parsed by the Stanford
+CoreNLP 3.6.0 pipeline official SPICE runs (``parser="corenlp"``, :class:`CoreNLPParser`) or
+by a spaCy approximation of it (``parser="spacy"``); :data:`DEFAULT_PARSER` names the one used
+when none is given. :class:`StagesParser` serves the pipeline's stages computed in advance.
+``SPIDEr`` is the mean of CIDEr-D and SPICE. Registry keys: ``"spice"``, ``"spider"``.
 """
 
 from __future__ import annotations
 
-from capeval.metrics.spice.metric import SPICE, CaptionParser, PrecomputedParser, SPIDEr
+from capeval.metrics.spice.corenlp_parser import CoreNLPParser
+from capeval.metrics.spice.metric import (
+    DEFAULT_PARSER,
+    PARSERS,
+    SPICE,
+    ApproximateParserWarning,
+    CaptionParser,
+    PrecomputedParser,
+    SPIDEr,
+)
+from capeval.metrics.spice.stages import StagesParser, tuples_from_stage
 
-__all__ = ["SPICE", "SPIDEr", "CaptionParser", "PrecomputedParser"]
+__all__ = [
+    "DEFAULT_PARSER",
+    "PARSERS",
+    "SPICE",
+    "ApproximateParserWarning",
+    "CaptionParser",
+    "CoreNLPParser",
+    "PrecomputedParser",
+    "SPIDEr",
+    "StagesParser",
+    "tuples_from_stage",
+]

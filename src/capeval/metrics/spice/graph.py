@@ -21,7 +21,18 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Concept", "Edge", "Node", "SceneGraph", "SynsetLookup", "graph_tuples"]
+import numpy as np
+
+__all__ = [
+    "Concept",
+    "Edge",
+    "Node",
+    "SceneGraph",
+    "SynsetLookup",
+    "graph_tuples",
+    "java_string_hash",
+    "tuple_sort_key",
+]
 
 #: Function mapping a concept string to its synset ids (empty set when synonyms are off).
 SynsetLookup = Callable[[str], frozenset[int]]
@@ -30,24 +41,63 @@ SynsetLookup = Callable[[str], frozenset[int]]
 _LEADING_BE = re.compile(r"^be ")
 
 
-class Concept:
-    """A set of words plus a set of WordNet synset ids.
+def java_string_hash(text: str) -> int:
+    """``String.hashCode()`` (over UTF-16 code units), as an unsigned 32-bit value."""
+    h = 0
+    if text.isascii():
+        for ch in text.encode("ascii"):
+            h = (31 * h + ch) & 0xFFFFFFFF
+        return h
+    data = text.encode("utf-16-be")
+    for k in range(0, len(data), 2):
+        h = (31 * h + (data[k] << 8 | data[k + 1])) & 0xFFFFFFFF
+    return h
 
-    ``words`` keeps insertion order so that printing a merged concept is deterministic;
-    comparisons use it as a set (``word_set``). ``text`` is the printed form.
+
+def java_string_key(text: str) -> str | bytes:
+    """A sort key that orders strings as ``String.compareTo`` does (by UTF-16 code unit)."""
+    return text if all(ord(c) < 0x10000 for c in text) else text.encode("utf-16-be")
+
+
+def _float_ratio(numerator: int, denominator: int) -> float:
+    """``(float) a / (float) b`` in Java: the quotient rounded to single precision."""
+    return float(np.float32(numerator / denominator))
+
+
+class Concept:
+    """A set of words plus a set of WordNet synset ids (``SemanticConcept``).
+
+    The words are kept in the order Java's ``HashSet<String>`` iterates them (bucket of the
+    string's hash in a table of 16 slots, doubled past three quarters full; insertion order
+    within a bucket), because that order is what the jar prints ("gray/grey") and sorts tuples
+    by. ``word_set`` is the same words as a set, for comparisons.
 
     Args:
-        words: The concept's words.
+        words: The concept's words, in insertion order.
         synsets: WordNet synset ids.
     """
 
-    __slots__ = ("synsets", "text", "word_set", "words")
+    __slots__ = ("_capacity", "_inserted", "synsets", "text", "word_set", "words")
 
     def __init__(self, words: list[str], synsets: frozenset[int] = frozenset()) -> None:
-        self.words = words
+        self._inserted: list[str] = []
+        self._capacity = 16
         self.synsets = synsets
-        self.word_set = frozenset(words)
-        self.text = words[0] if len(words) == 1 else "/".join(sorted(self.word_set))
+        self._add(words)
+
+    def _add(self, words: Iterable[str]) -> None:
+        known = set(self._inserted)
+        for word in words:
+            if word not in known:
+                known.add(word)
+                self._inserted.append(word)
+        while len(self._inserted) > self._capacity * 0.75:
+            self._capacity *= 2
+        mask = self._capacity - 1
+        slots = {w: (_spread(java_string_hash(w)) & mask, k) for k, w in enumerate(self._inserted)}
+        self.words = sorted(self._inserted, key=slots.__getitem__)
+        self.word_set = frozenset(self.words)
+        self.text = "/".join(self.words)
 
     def __repr__(self) -> str:
         return f"Concept({self.words!r}, {set(self.synsets)!r})"
@@ -66,26 +116,32 @@ class Concept:
         return not self.word_set.isdisjoint(other.word_set) or not self.synsets.isdisjoint(other.synsets)
 
     def similarity(self, other: Concept) -> float:
-        """1 for a shared word, else Jaccard of the synsets (NaN for two empty sets)."""
+        """1 for a shared word, else Jaccard of the synsets in single precision (NaN for two empty sets)."""
         if not self.word_set.isdisjoint(other.word_set):
             return 1.0
         union = len(self.synsets | other.synsets)
         if union == 0:
             return math.nan
-        return len(self.synsets & other.synsets) / union
+        return _float_ratio(len(self.synsets & other.synsets), union)
 
     def merge(self, other: Concept) -> None:
-        """Union of words and synsets, in place."""
-        for word in other.words:
-            if word not in self.word_set:
-                self.words.append(word)
-        self.word_set = frozenset(self.words)
-        self.text = "/".join(sorted(self.word_set))
+        """Union of words (added in ``other``'s iteration order) and synsets, in place."""
+        self._add(other.words)
         self.synsets = self.synsets | other.synsets
 
+    def sort_key(self) -> tuple[list[str | bytes], list[int]]:
+        """``SemanticConcept.compareTo``: the words lexicographically in iteration order, then
+        the synsets (sorted here: they only decide between concepts with the same words)."""
+        return [java_string_key(w) for w in self.words], sorted(self.synsets)
+
     def __str__(self) -> str:
-        """Words joined by ``/`` (sorted), the form category word lists are tested against."""
+        """Words joined by ``/`` in iteration order, the form category word lists are tested against."""
         return self.text
+
+
+def _spread(h: int) -> int:
+    """``HashMap.hash``: the high half folded into the low half."""
+    return h ^ (h >> 16)
 
 
 @dataclass
@@ -108,9 +164,16 @@ class Edge:
 class SceneGraph:
     """One caption's (or one item's merged references') scene graph.
 
+    Two decisions depend, in the jar, on the iteration order of identity-hashed sets, which
+    changes from run to run: which of several *equally* similar nodes a new object merges
+    into, and which of several similar attributes of a node a new attribute merges into.
+    Here the first in insertion order is taken; ``choose`` can take another (the jar's own
+    outputs show both), and :attr:`ties` counts such decisions.
+
     Args:
         lookup: Concept string -> synset ids; ``None`` disables synsets.
         merge: Merge similar concepts (SPICE's default; off with ``-noSynsets``).
+        choose: Given the number of tied candidates (2 or more), the index of the one to take.
 
     Example:
         >>> g = SceneGraph(lookup=None, merge=False)
@@ -119,11 +182,21 @@ class SceneGraph:
         ['on']
     """
 
-    def __init__(self, lookup: SynsetLookup | None, merge: bool = True) -> None:
+    def __init__(
+        self, lookup: SynsetLookup | None, merge: bool = True, choose: Callable[[int], int] | None = None
+    ) -> None:
         self.lookup = lookup
         self.merge = merge
+        self.choose = choose
+        self.ties = 0
         self.nodes: list[Node] = []
         self.edges: list[Edge] = []
+
+    def _pick(self, count: int) -> int:
+        if count < 2:
+            return 0
+        self.ties += 1
+        return self.choose(count) if self.choose is not None else 0
 
     def _concept(self, word: str) -> Concept:
         return Concept.of(word, self.lookup)
@@ -131,18 +204,21 @@ class SceneGraph:
     def node_for(self, word: str) -> Node:
         """``getOrAddNode``: an equal node, else (merging) the most similar node, else a new one."""
         concept = self._concept(word)
-        best: Node | None = None
+        best: list[Node] = []
         best_similarity = 0.0
         for node in self.nodes:
             if node.concept.equals(concept):
                 return node
             similarity = node.concept.similarity(concept)
-            # Strictly greater: the first of equally similar nodes wins; NaN never wins.
+            # Strictly greater wins (NaN never does); equals ties.
             if similarity > best_similarity:
-                best, best_similarity = node, similarity
-        if self.merge and best is not None:
-            best.concept.merge(concept)
-            return best
+                best, best_similarity = [node], similarity
+            elif similarity == best_similarity and best:
+                best.append(node)
+        if self.merge and best:
+            chosen = best[self._pick(len(best))]
+            chosen.concept.merge(concept)
+            return chosen
         node = Node(concept)
         self.nodes.append(node)
         return node
@@ -158,10 +234,10 @@ class SceneGraph:
         if any(a.equals(concept) for a in node.attributes):
             return
         if self.merge:
-            for existing in node.attributes:
-                if existing.similar(concept):
-                    existing.merge(concept)
-                    return
+            similar = [a for a in node.attributes if a.similar(concept)]
+            if similar:
+                similar[self._pick(len(similar))].merge(concept)
+                return
         node.attributes.append(concept)
 
     def add_relation(self, subject: str, obj: str, predicate: str) -> None:
@@ -195,7 +271,8 @@ class SceneGraph:
 def graph_tuples(graph: SceneGraph) -> list[tuple[Concept, ...]]:
     """The graph's tuples: ``(object)``, ``(object, attribute)``, ``(subject, relation, object)``.
 
-    Sorted by their printed form, as ``TupleSet`` sorts them for stable output.
+    Sorted as ``TupleSet`` sorts them (:func:`tuple_sort_key`); the first-match matching
+    follows that order.
     """
     tuples: list[tuple[Concept, ...]] = []
     for node in graph.nodes:
@@ -204,5 +281,10 @@ def graph_tuples(graph: SceneGraph) -> list[tuple[Concept, ...]]:
             tuples.append((node.concept, attribute))
     for edge in graph.edges:
         tuples.append((edge.source.concept, edge.relation, edge.target.concept))
-    tuples.sort(key=lambda t: [c.text for c in t])
+    tuples.sort(key=tuple_sort_key)
     return tuples
+
+
+def tuple_sort_key(tup: Sequence[Concept]) -> list[tuple[list[str | bytes], list[int]]]:
+    """``SemanticTuple.compareTo`` without the truth value: concepts lexicographically."""
+    return [c.sort_key() for c in tup]

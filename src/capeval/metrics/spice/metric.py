@@ -3,9 +3,12 @@
 SPICE (Anderson et al., ECCV 2016) parses captions into scene graphs and scores the
 F-measure of the candidate's tuples against the union of the references' tuples. The
 scoring (graphs, merging, matching, categories, NaN rules, averaging) follows official
-SPICE 1.0 (``spice-1.0.jar`` in pycocoevalcap 1.2) exactly; the parser is a spaCy
-pipeline converted to the dependencies SPICE's rules expect, which approximates the
-official Stanford CoreNLP 3.6.0 PCFG (fidelity figures in the metric card).
+SPICE 1.0 (``spice-1.0.jar`` in pycocoevalcap 1.2) exactly, and so do the graph
+enhancements and rules given the official parser's dependencies. The parser is chosen by
+name (:data:`PARSERS`; :data:`DEFAULT_PARSER` when none is given): ``"corenlp"`` runs the
+Stanford CoreNLP 3.6.0 pipeline official SPICE runs; ``"spacy"`` is a spaCy pipeline
+converted to the dependencies SPICE's rules expect, an approximation of it (fidelity
+figures in the metric card).
 
 Statistics row: for each category of :data:`~capeval.metrics.spice.score.CATEGORIES`
 ``[f, pr, re, defined, tp, fp, fn]`` where ``defined`` is 1 when the category's value is
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,15 +32,38 @@ import numpy as np
 
 from capeval.metrics.base import FloatArray, Metric
 from capeval.metrics.spice.cache import TupleCache, default_cache_path
+from capeval.metrics.spice.corenlp_parser import CoreNLPParser
 from capeval.metrics.spice.graph import Concept, SceneGraph, graph_tuples
-from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed
+from capeval.metrics.spice.score import CATEGORIES, CategoryScore, score_categories_detailed, tuple_listing
 from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL, SpacyParser
 from capeval.metrics.spice.synonyms import load_synonyms
 from capeval.tokenizers.base import Tokenizer
 
-__all__ = ["SPICE", "SPIDEr", "CaptionParser", "PrecomputedParser"]
+__all__ = [
+    "DEFAULT_PARSER",
+    "PARSERS",
+    "SPICE",
+    "ApproximateParserWarning",
+    "CaptionParser",
+    "PrecomputedParser",
+    "SPIDEr",
+]
 
 logger = logging.getLogger("capeval")
+
+#: The parsers ``SPICE(parser=...)`` builds by name: ``"corenlp"``, the exact Stanford CoreNLP
+#: 3.6.0 pipeline official SPICE runs (:class:`~capeval.metrics.spice.corenlp_parser.CoreNLPParser`);
+#: ``"spacy"``, an approximation of it on spaCy (:class:`~capeval.metrics.spice.spacy_parser.SpacyParser`).
+PARSERS: tuple[str, ...] = ("corenlp", "spacy")
+#: The parser used when none is named, everywhere SPICE is built by name (``capeval score``,
+#: the server, ``get_metric("spice")``, pycocoevalcap's ``Spice``, SPIDEr).
+DEFAULT_PARSER = "spacy"
+
+
+class ApproximateParserWarning(UserWarning):
+    """SPICE runs on the spaCy approximation of the official parser: values are close to the
+    official ones, not equal (see the SPICE metric card)."""
+
 
 #: Per-category statistics columns.
 _CATEGORY_STATS = ("f", "pr", "re", "defined", "tp", "fp", "fn")
@@ -94,12 +121,6 @@ def _output_names() -> tuple[str, ...]:
     return tuple(names)
 
 
-def _tuple_strings(tuples: Sequence[tuple[Concept, ...]], truth: Sequence[bool]) -> list[dict[str, Any]]:
-    rows = [{"tuple": [c.text for c in t], "truth_value": v} for t, v in zip(tuples, truth, strict=True)]
-    rows.sort(key=lambda r: (not r["truth_value"], r["tuple"]))
-    return rows
-
-
 class SPICE(Metric):
     """Semantic Propositional Image Caption Evaluation, official SPICE 1.0 scoring.
 
@@ -110,7 +131,9 @@ class SPICE(Metric):
             when run on its own.
         synonyms: Match and merge by WordNet synsets (official default). ``False`` is
             SPICE's ``-noSynsets`` (exact matching, no merging).
-        parser: ``"spacy"`` or any :class:`CaptionParser`.
+        parser: ``"corenlp"`` (the official pipeline, exact), ``"spacy"`` (an approximation,
+            with an :class:`ApproximateParserWarning`), or any :class:`CaptionParser`; default
+            :data:`DEFAULT_PARSER`.
         model: spaCy pipeline for ``parser="spacy"``.
         emulate_fragments: Emulate the official PCFG on participle fragments without a final
             period (``"man holding a phone"`` yields no relation, ``"a dog wading in the water
@@ -134,15 +157,19 @@ class SPICE(Metric):
     name: ClassVar[str] = "spice"
     outputs: tuple[str, ...] = _output_names()
     official_names: Mapping[str, str] = {"spice": "SPICE"}
-    #: Items share one batched parse and an on-disk cache: keep them in one process.
-    parallel_safe: bool = False
+    #: Items are scored independently (each parse depends on its caption alone; the on-disk
+    #: cache is safe across processes; the parser is rebuilt where the metric is unpickled),
+    #: so shards can be scored in worker processes and on a cluster.
+    parallel_safe: bool = True
+    #: Parsing dominates and pays off in parallel from a few hundred items on.
+    parallel_min_items: ClassVar[int] = 512
 
     def __init__(
         self,
         *,
         tokenizer: str | Tokenizer = "ptb",
         synonyms: bool = True,
-        parser: str | CaptionParser = "spacy",
+        parser: str | CaptionParser | None = None,
         model: str = DEFAULT_MODEL,
         emulate_fragments: bool = True,
         emulate_attachment: bool = False,
@@ -150,16 +177,31 @@ class SPICE(Metric):
         detailed: bool = True,
     ) -> None:
         super().__init__(tokenizer=tokenizer)
+        if parser is None:
+            parser = DEFAULT_PARSER
         if isinstance(parser, str):
-            if parser != "spacy":
-                raise ValueError(f"unknown SPICE parser {parser!r}; use 'spacy' or a CaptionParser object")
-            self.parser: CaptionParser = SpacyParser(
-                model, emulate_fragments=emulate_fragments, emulate_attachment=emulate_attachment
-            )
+            if parser not in PARSERS:
+                raise ValueError(
+                    f"unknown SPICE parser {parser!r}; use {' or '.join(map(repr, PARSERS))} or a CaptionParser object"
+                )
+            if parser == "corenlp":
+                self.parser: CaptionParser = CoreNLPParser()
+            else:
+                warnings.warn(
+                    "SPICE parses with spaCy, an approximation of the official Stanford CoreNLP 3.6.0 "
+                    "pipeline: values are close to the official ones, not equal",
+                    ApproximateParserWarning,
+                    stacklevel=2,
+                )
+                self.parser = SpacyParser(
+                    model, emulate_fragments=emulate_fragments, emulate_attachment=emulate_attachment
+                )
         elif isinstance(parser, CaptionParser):
             self.parser = parser
         else:
-            raise ValueError(f"parser must be 'spacy' or have parse() and fingerprint, got {type(parser).__name__}")
+            raise ValueError(
+                f"parser must be one of {PARSERS} or have parse() and fingerprint, got {type(parser).__name__}"
+            )
         self.synonyms = synonyms
         self.detailed = detailed
         if cache is True:
@@ -172,6 +214,12 @@ class SPICE(Metric):
         self._memo: OrderedDict[str, list[list[str]]] = OrderedDict()
         self._synset_memo: dict[str, frozenset[int]] = {}
         self._last: tuple[Any, tuple[FloatArray, list[dict[str, Any]]]] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable state: configuration and parser; caches and memos are rebuilt where unpickled."""
+        state = self.__dict__.copy()
+        state.update(_cache=None, _memo=OrderedDict(), _synset_memo={}, _last=None)
+        return state
 
     # --- interface ----------------------------------------------------------------------------
     @property
@@ -290,8 +338,8 @@ class SPICE(Metric):
             if self.detailed:
                 details.append(
                     {
-                        "test_tuples": _tuple_strings(cand_tuples, cand_truth),
-                        "ref_tuples": _tuple_strings(ref_tuples, ref_truth),
+                        "test_tuples": tuple_listing(cand_tuples, cand_truth),
+                        "ref_tuples": tuple_listing(ref_tuples, ref_truth),
                         "scores": {c: _score_dict(s) for c, s in scores.items()},
                     }
                 )

@@ -1,25 +1,36 @@
-"""SPICE 1.0's graph enhancements and scene-graph extraction rules.
+"""SPICE 1.0's graph enhancements and scene-graph extraction rules, as the jar runs them.
 
-Input: one sentence's :class:`~capeval.metrics.spice.depgraph.DepGraph` in CoreNLP 3.6.0
-UD v1 CCprocessed form. Output: the raw tuples SPICE's parser emits, in its order:
-relations ``[subject, object, predicate]``, attributes ``[object, attribute]``, objects
-``[object]``.
+Input: one sentence graph in CoreNLP 3.6.0 UD v1 CCprocessed form (a
+:class:`~capeval.metrics.spice.depgraph.DepGraph`, or a
+:class:`~capeval.metrics.spice.semgraph.SemanticGraph`). Output: the raw tuples SPICE's
+parser emits for it, in the jar's order: relations ``[subject, object, predicate]``,
+attributes ``[object, attribute]``, objects ``[object]``.
 
-Steps, as ``SpiceParser`` runs them (the behaviour is described in the project's SPICE
-specification; the code here is an independent implementation):
+Steps, in the order ``SpiceParser.parseAnnotation`` runs them (behaviour from the project's
+SPICE specification and observations of the jar; the code is an independent implementation):
 
-1. quantificational modifiers rewritten ("a couple of dogs": the word "a" becomes the
-   ``det:qmod`` of "dogs", "couple" is left as a stray noun);
-2. simple pronoun resolution within the sentence;
-3. the extraction rules: subject-verb-object, reduced relatives, subject-predicate,
-   copulas, adjectival and predicative modifiers, prepositional modifiers, possessives,
+1. quantificational modifiers rewritten, three patterns one after another ("a couple of dogs":
+   the word "a" becomes the ``det:qmod`` of "dogs" and "couple" a stray noun);
+2. pronouns pointed at an antecedent found breadth-first from the first root;
+3. the rules: subject-verb-object, reduced relatives, subject-predicate pairs and copulas,
+   adjectival modifiers, predicative adjectives, prepositional modifiers, possessives,
    passive agents, counts, compounds, objects.
 
-Official quirks reproduced on purpose: the noun-conjunction rule is dead code in SPICE
-(not implemented); counts attach to plural nouns only, from a pre-nominal ``nummod`` or
-else the ``det:qmod`` word ("a lot of horses" -> ``(horse, a)``); stray nouns left by
-rewrites ("couple", "front", "top") are objects; both halves of a compound lose their
-object tuple; ``nmod:tmod`` / ``nmod:npmod`` give predicates ending in " tmod" / " npmod".
+Each rule is a Semgrex pattern in the jar. Semgrex tries the graph's nodes in topological
+order (the vertex set's order when the graph has a cycle) and, for one node, enumerates its
+constraints as nested loops, first constraint outermost, each over the node's edges in the
+graph's iteration order; the count rules keep only the first match of each node. The graph
+(:mod:`~capeval.metrics.spice.semgraph`) iterates exactly as CoreNLP's does, so matches come
+out in the jar's order: that order decides which case marker and which particle a predicate
+gets, the order of the words of "on top of", which object a count is checked on, and the
+order of the raw tuples.
+
+Official quirks kept on purpose: the noun-conjunction rule is dead code in SPICE (not
+implemented); counts attach to plural nouns only, from a pre-nominal ``nummod`` or else the
+``det:qmod`` word ("a lot of horses" -> ``(horse, a)``); stray nouns left by rewrites
+("couple", "front", "top") are objects; both halves of a compound lose their object tuple;
+``nmod:tmod`` / ``nmod:npmod`` give predicates ending in " tmod" / " npmod"; a particle under
+"be" gives a predicate with a leading space.
 """
 
 from __future__ import annotations
@@ -28,8 +39,17 @@ import re
 from collections import deque
 
 from capeval.metrics.spice.depgraph import DepGraph
+from capeval.metrics.spice.semgraph import JavaHashMap, Node, SemanticGraph
 
-__all__ = ["extract_tuples", "resolve_pronouns", "rewrite_quantifiers"]
+__all__ = [
+    "QMOD_P1_WORDS",
+    "QMOD_P2_WORDS",
+    "QMOD_P3_WORDS",
+    "SINGULAR_PRONOUNS",
+    "extract_tuples",
+    "resolve_pronouns",
+    "rewrite_quantifiers",
+]
 
 #: Quantifier heads of pattern 1 ("a couple of X"), from scenegraph-1.0 ``SemanticGraphEnhancer``.
 QMOD_P1_WORDS = frozenset(
@@ -47,351 +67,488 @@ QMOD_P3_WORDS = frozenset(
     """some all both neither everyone nobody one two three four five six seven eight nine ten hundred thousand
     million billion trillion""".split()
 )
-_DIGITS_S = re.compile(r"[0-9]+s")
-_DIGITS = re.compile(r"[0-9]+")
-
-#: Pronouns treated as singular by scenegraph-1.0 ``SimplePronounResolution`` (case-sensitive).
+#: Pronouns treated as singular by ``SimplePronounResolution`` (CoreNLP's dcoref list; case-sensitive).
 SINGULAR_PRONOUNS = frozenset(
     "i me myself mine my yourself he him himself his she her herself hers it itself its one oneself one's".split()
 )
 
-_NOUN = re.compile(r"NNP?S?")
-_PLURAL = re.compile(r"NNP?S")
-_OBJ_REL = re.compile(r"iobj|dobj|nmod:.*")
-_DOBJ_IOBJ = frozenset({"dobj", "iobj"})
+# Semgrex regular expressions match the whole string (Java ``Matcher.matches``); Python's
+# fullmatch does the same. ``(?i:...)`` in the jar's patterns: ASCII case folding.
+_P1 = re.compile("|".join(sorted(QMOD_P1_WORDS)), re.IGNORECASE | re.ASCII)
+_P2 = re.compile("|".join(sorted(QMOD_P2_WORDS)) + "|[0-9]+s", re.IGNORECASE | re.ASCII)
+_P3 = re.compile("|".join(sorted(QMOD_P3_WORDS)) + "|[0-9]+", re.IGNORECASE | re.ASCII)
+_A_AN = re.compile("an?", re.IGNORECASE | re.ASCII)
+_OF = re.compile("of", re.IGNORECASE | re.ASCII)
+_NOUN_OR_PRONOUN = re.compile("NN.*|PRP.*", re.DOTALL)
+_NN_ANY = re.compile("NN.*", re.DOTALL)
+_PRP_ANY = re.compile("PRP.*", re.DOTALL)
+_NMOD_ANY = re.compile("nmod.*", re.DOTALL)
+
+_NOUN = re.compile("NNP?S?")
+_PLURAL = re.compile("NNP?S")
+_OBJ_REL = re.compile(r"(iobj|dobj|nmod:.*)", re.DOTALL)
+_DOT_OBJ = re.compile(r"(.obj)", re.DOTALL)
+_DOT_OBJ_BARE = re.compile(r".obj", re.DOTALL)
+_NMOD_NOT_AGENT = re.compile(r"(nmod:((?!agent).)*$)", re.DOTALL)
+_OBJ_OR_NMOD = re.compile(r".obj|nmod.*", re.DOTALL)
+_NMOD_SPECIFIC = re.compile(r"nmod:.*", re.DOTALL)
+_VERB = re.compile("V.*", re.DOTALL)
+_ADJ = re.compile("J.*", re.DOTALL)
+_SINGULAR_NOUN = re.compile("NNP?")
+_ANY_NOUN = re.compile("NNP?S?")
+
+_QMOD = "det:qmod"
+_MATCHES: dict[tuple[re.Pattern[str], str], bool] = {}
 
 
-def _is_noun(graph: DepGraph, i: int) -> bool:
-    return _NOUN.fullmatch(graph.tokens[i].tag) is not None
+def _matches(pattern: re.Pattern[str], rel: str) -> bool:
+    """``pattern`` matches the whole relation name (memoized: few names, many tests)."""
+    key = (pattern, rel)
+    found = _MATCHES.get(key)
+    if found is None:
+        if len(_MATCHES) > 100_000:
+            _MATCHES.clear()
+        found = _MATCHES[key] = pattern.fullmatch(rel) is not None
+    return found
 
 
-def _is_plural(graph: DepGraph, i: int) -> bool:
-    return _PLURAL.fullmatch(graph.tokens[i].tag) is not None
+def _graph(graph: DepGraph | SemanticGraph) -> SemanticGraph:
+    return graph.to_semgraph() if isinstance(graph, DepGraph) else graph
 
 
-def _noun_or_pronoun(graph: DepGraph, i: int) -> bool:
-    tag = graph.tokens[i].tag
-    return _NOUN.fullmatch(tag) is not None or tag.startswith("PRP")
+def _java_lower_trim(text: str) -> str:
+    """``String.trim().toLowerCase()``: trim strips code points up to U+0020 only."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end].lower()
 
 
 # --- 1. quantificational modifiers -------------------------------------------------------------
 
 
-def _nmod_children(graph: DepGraph, i: int) -> list[int]:
-    return [d for rel, d in graph.children(i) if rel == "nmod" or rel.startswith("nmod:")]
-
-
-def _case_of(graph: DepGraph, gov: int, position: int) -> int | None:
-    for rel, d in graph.children(gov):
-        if rel == "case" and d == position and graph.tokens[d].word.lower() == "of":
-            return d
+def _first_qmod1(sg: SemanticGraph, w2: Node) -> tuple[Node, Node, Node] | None:
+    """``{word:P1}=w2 >det {word:a|an}=w1 >/nmod.*/ ({tag:NN.*|PRP.*}=gov >case {word:of}=w3) . {}=w3``."""
+    if not _P1.fullmatch(sg.word(w2)):
+        return None
+    for rel, w1 in sg.outgoing(w2):
+        if rel != "det" or not _A_AN.fullmatch(sg.word(w1)):
+            continue
+        for rel2, gov in sg.outgoing(w2):
+            if not _NMOD_ANY.fullmatch(rel2) or not _NOUN_OR_PRONOUN.fullmatch(sg.tag(gov)):
+                continue
+            for rel3, w3 in sg.outgoing(gov):
+                if rel3 == "case" and _OF.fullmatch(sg.word(w3)) and w3[0] == w2[0] + 1:
+                    return w1, gov, w3
     return None
 
 
-def _apply_qmod(graph: DepGraph, head: int, gov: int, words: set[int]) -> None:
-    # gov takes over the quantifier head's incoming edges (or its place as root).
-    graph.remove_edge_any(head, gov)
-    for rel, g in graph.parents(head):
-        graph.remove_edge(g, head, rel)
-        if g != gov:
-            graph.add_edge(g, gov, rel)
-    if head in graph.roots:
-        graph.roots[graph.roots.index(head)] = gov
-    ordered = sorted(words)
-    for w in ordered:
-        for rel, g in graph.parents(w):
-            graph.remove_edge(g, w, rel)
-    first = ordered[0]
-    graph.add_edge(gov, first, "det:qmod")
-    for w in ordered[1:]:
-        graph.add_edge(first, w, "mwe")
+def _first_qmod2(sg: SemanticGraph, w1: Node) -> tuple[Node, Node] | None:
+    """``{word:P2}=w1 >/nmod.*/ ({tag:NN.*|PRP.*}=gov >case {word:of}=w2) . {}=w2``."""
+    if not _P2.fullmatch(sg.word(w1)):
+        return None
+    for rel, gov in sg.outgoing(w1):
+        if not _NMOD_ANY.fullmatch(rel) or not _NOUN_OR_PRONOUN.fullmatch(sg.tag(gov)):
+            continue
+        for rel2, w2 in sg.outgoing(gov):
+            if rel2 == "case" and _OF.fullmatch(sg.word(w2)) and w2[0] == w1[0] + 1:
+                return gov, w2
+    return None
 
 
-def rewrite_quantifiers(graph: DepGraph) -> None:
-    """Rewrite the three quantificational-modifier patterns in place (scenegraph-1.0, kept quirks)."""
-    # Pattern 1: "a couple of dogs" (det a/an on the quantifier noun; "of" right after it).
-    for w2 in list(graph.node_order()):
-        tok = graph.tokens[w2]
-        if tok.word.lower() not in QMOD_P1_WORDS:
+def _first_qmod3(sg: SemanticGraph, w1: Node) -> tuple[Node, Node] | None:
+    """``{word:P3}=w1 [>/nmod.*/ ({tag:NN.*}=gov >case ({word:of}=w2 $+ {}=det) >det {}=det)
+    | >/nmod.*/ ({tag:PRP.*}=gov >case {word:of}=w2)] . {}=w2``."""
+    if not _P3.fullmatch(sg.word(w1)):
+        return None
+    for rel, gov in sg.outgoing(w1):
+        if not _NMOD_ANY.fullmatch(rel) or not _NN_ANY.fullmatch(sg.tag(gov)):
             continue
-        dets = [d for rel, d in graph.children(w2) if rel == "det" and graph.tokens[d].word.lower() in ("a", "an")]
-        if not dets:
+        dets = {d for r, d in sg.outgoing(gov) if r == "det"}
+        for rel2, w2 in sg.outgoing(gov):
+            if rel2 != "case" or not _OF.fullmatch(sg.word(w2)) or w2[0] != w1[0] + 1:
+                continue
+            if any(d[0] == w2[0] + 1 for d in dets):
+                return gov, w2
+    for rel, gov in sg.outgoing(w1):
+        if not _NMOD_ANY.fullmatch(rel) or not _PRP_ANY.fullmatch(sg.tag(gov)):
             continue
-        for gov in _nmod_children(graph, w2):
-            if not _noun_or_pronoun(graph, gov):
+        for rel2, w2 in sg.outgoing(gov):
+            if rel2 == "case" and _OF.fullmatch(sg.word(w2)) and w2[0] == w1[0] + 1:
+                return gov, w2
+    return None
+
+
+def _promote(sg: SemanticGraph, head: Node, gov: Node) -> bool:
+    """``gov`` takes the quantifier head's place; False where the jar gives up on the sentence."""
+    if head not in sg.roots:
+        parent = sg.parent(head)
+        if parent is None:
+            return False
+        rel = sg.get_edge(parent, head)
+        if rel is not None:
+            sg.remove_edge(parent, head, rel)
+            sg.add_edge(parent, gov, rel)
+    else:
+        sg.roots.remove(head)
+        sg.add_root(gov)
+    rel = sg.get_edge(head, gov)
+    if rel is not None:  # (the jar fails on a missing edge; it never occurs in practice)
+        sg.remove_edge(head, gov, rel)
+    return True
+
+
+def _multiword(sg: SemanticGraph, gov: Node, words: list[Node]) -> None:
+    """``createMultiWordExpression``: first word ``det:qmod`` of ``gov``, the others its ``mwe``."""
+    if not len(sg.roots):
+        return
+    head: Node | None = None
+    for word in words:
+        for rel, g in sg.incoming(word):
+            sg.remove_edge(g, word, rel)
+        if head is None:
+            sg.add_edge(gov, word, _QMOD)
+            head = word
+        else:
+            sg.add_edge(head, word, "mwe")
+
+
+def _candidates(graph: SemanticGraph, words: re.Pattern[str]) -> bool:
+    """Whether a pattern can match at all: a node with one of its words and an ``nmod*`` edge."""
+    return any(
+        words.fullmatch(graph.word(node)) and any(_NMOD_ANY.fullmatch(rel) for rel, _ in graph.outgoing(node))
+        for node in graph.vertex_set()
+    )
+
+
+def rewrite_quantifiers(graph: SemanticGraph) -> None:
+    """``processQuanftificationModifiers``: the three patterns, each matched on a copy of the
+    graph as it was before that pattern, rewrites applied to the graph itself. (A pattern that
+    cannot match is skipped without copying: the copy has the graph's structure.)"""
+    if _candidates(graph, _P1):
+        copy = graph.soft_copy()
+        for w2 in copy.match_order():
+            found1 = _first_qmod1(copy, w2)
+            if found1 is None:
                 continue
-            w3 = _case_of(graph, gov, w2 + 1)
-            if w3 is None:
-                continue
-            words = {dets[0], w2, w3}
-            words |= {d for rel, d in graph.children(w2) if rel == "amod" and d < w2}
-            _apply_qmod(graph, w2, gov, words)
-            break
-    # Pattern 2: "lots of dogs", "two pairs of scissors".
-    for w1 in list(graph.node_order()):
-        word = graph.tokens[w1].word.lower()
-        if word not in QMOD_P2_WORDS and not _DIGITS_S.fullmatch(word):
+            w1, gov, w3 = found1
+            if not _promote(graph, w2, gov):
+                return
+            words = [w1, w2, w3] + [c for c in graph.children_with_reln(w2, "amod") if c[0] < w2[0]]
+            _multiword(graph, gov, sorted(words))
+    for pattern, words_of in ((_first_qmod2, _P2), (_first_qmod3, _P3)):
+        if not _candidates(graph, words_of):
             continue
-        for gov in _nmod_children(graph, w1):
-            if not _noun_or_pronoun(graph, gov):
+        copy = graph.soft_copy()
+        for w1 in copy.match_order():
+            found = pattern(copy, w1)
+            if found is None:
                 continue
-            of_word = _case_of(graph, gov, w1 + 1)
-            if of_word is None:
-                continue
-            words = {w1, of_word} | {d for _, d in graph.children(w1) if d < w1}
-            _apply_qmod(graph, w1, gov, words)
-            break
-    # Pattern 3: "two of the men", "all of them".
-    for w1 in list(graph.node_order()):
-        word = graph.tokens[w1].word.lower()
-        if word not in QMOD_P3_WORDS and not _DIGITS.fullmatch(word):
-            continue
-        for gov in _nmod_children(graph, w1):
-            of_word = _case_of(graph, gov, w1 + 1)
-            if of_word is None:
-                continue
-            words = {w1, of_word}
-            if _is_noun(graph, gov):
-                dets = [d for rel, d in graph.children(gov) if rel == "det" and d == of_word + 1]
-                if not dets:
-                    continue
-                words.add(dets[0])
-            elif not graph.tokens[gov].tag.startswith("PRP"):
-                continue
-            words |= {d for _, d in graph.children(w1) if d < w1}
-            _apply_qmod(graph, w1, gov, words)
-            break
+            gov, of_word = found
+            if not _promote(graph, w1, gov):
+                return
+            words = [w1, of_word] + [c for c in graph.children(w1) if c[0] < w1[0]]
+            _multiword(graph, gov, sorted(words))
 
 
 # --- 2. pronoun resolution -----------------------------------------------------------------------
 
 
-def _antecedent(graph: DepGraph, singular: bool) -> int | None:
-    if not graph.roots:
+class _IntegerHash(dict[int, int]):
+    """Java's ``Integer.hashCode``: the value itself."""
+
+    def __missing__(self, key: int) -> int:
+        return key
+
+
+def _antecedent(sg: SemanticGraph, singular: bool) -> Node | None:
+    start = sg.first_root()
+    if start is None:
         return None
-    wanted = ("NN", "NNP") if singular else ("NN", "NNS", "NNP", "NNPS")
-    start = graph.roots[0]
+    wanted = _SINGULAR_NOUN if singular else _ANY_NOUN
     queue = deque([start])
     seen = {start}
     while queue:
         node = queue.popleft()
-        if graph.tokens[node].tag in wanted:
+        if wanted.fullmatch(sg.tag(node)):
             return node
-        for _, d in graph.children(node):
-            if d not in seen:
-                seen.add(d)
-                queue.append(d)
+        for child in sorted(sg.children(node)):
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    # The jar retries from the start's parent, which a root never has.
     return None
 
 
-def resolve_pronouns(graph: DepGraph) -> None:
-    """Point pronouns' edges at their antecedent (scenegraph-1.0 ``SimplePronounResolution``)."""
-    pairs: list[tuple[int, int]] = []
-    for i in sorted(graph.tokens):
-        tok = graph.tokens[i]
-        if i <= 1 or not tok.tag.startswith("PRP") or not graph.parents(i):
+def resolve_pronouns(graph: SemanticGraph) -> None:
+    """``SemanticGraphEnhancer.resolvePronouns`` with ``SimplePronounResolution``."""
+    pairs: JavaHashMap[int, int] = JavaHashMap(_IntegerHash(), capacity=1)
+    for token in graph.vertex_list_sorted():
+        if token[0] <= 1 or not graph.tag(token).startswith("PRP"):
             continue
-        ante = _antecedent(graph, tok.word in SINGULAR_PRONOUNS)
-        if ante is not None and ante < i:
-            pairs.append((i, ante))
-    for pronoun, ante in pairs:
+        singular = graph.word(token) in SINGULAR_PRONOUNS
+        node = graph.node_by_index(token[0])
+        if node is None or graph.parent(node) is None:
+            continue
+        antecedent = _antecedent(graph, singular)
+        if antecedent is not None and antecedent[0] < node[0]:
+            pairs.put(token[0], antecedent[0])
+    for key, value in pairs.items():
+        mention = graph.node_by_index(value)
+        pronoun = graph.node_by_index(key)
+        if mention is None or pronoun is None:
+            continue
         if pronoun in graph.roots:
-            graph.roots[graph.roots.index(pronoun)] = ante
-        for rel, g in graph.parents(pronoun):
-            graph.remove_edge(g, pronoun, rel)
-            graph.add_edge(g, ante, rel)
-        for rel, d in graph.children(pronoun):
-            graph.remove_edge(pronoun, d, rel)
-            graph.add_edge(ante, d, rel)
+            graph.roots.remove(pronoun)
+            graph.roots.put(mention, None)
+        else:
+            for rel, gov in graph.incoming_sorted(pronoun):
+                graph.remove_edge(gov, pronoun, rel)
+                graph.add_edge(gov, mention, rel)
+        for rel, dep in graph.outgoing_sorted(pronoun):
+            graph.remove_edge(pronoun, dep, rel)
+            graph.add_edge(mention, dep, rel)
 
 
 # --- 3. rules -------------------------------------------------------------------------------------
 
 
-def _lemma(graph: DepGraph, i: int) -> str:
-    return graph.tokens[i].lemma.strip().lower()
+class _Rules:
+    """The extraction rules on one enhanced sentence graph."""
 
+    def __init__(self, sg: SemanticGraph) -> None:
+        self.sg = sg
+        self.order = sg.match_order()
+        #: The nodes with dependents, in match order (the only ones a pattern with a child can match).
+        self.heads = [node for node in self.order if sg.outgoing(node)]
+        self.out: list[list[str]] = []
+        tags = {node: sg.tag(node) for node in self.order}
+        self.nouns = {node for node, tag in tags.items() if _NOUN.fullmatch(tag)}
+        self.plurals = {node for node, tag in tags.items() if _PLURAL.fullmatch(tag)}
+        self._lemmas: dict[Node, str] = {}
+        self._by_rel: dict[Node, dict[str, list[tuple[str, Node]]]] = {}
 
-def _predicate(graph: DepGraph, p: int) -> str:
-    lemma = graph.tokens[p].lemma
-    particles = graph.children_by(p, ("compound:prt",))
-    if particles:
-        # A particle under "be" gives a predicate with a leading space (official quirk).
-        head = "" if lemma == "be" else lemma
-        return head + " " + graph.tokens[particles[0]].word
-    return lemma
+    def lemma(self, node: Node) -> str:
+        found = self._lemmas.get(node)
+        if found is None:
+            found = self._lemmas[node] = _java_lower_trim(self.sg.lemma(node))
+        return found
 
+    def is_noun(self, node: Node) -> bool:
+        return node in self.nouns
 
-def _suffix(rel: str) -> str:
-    if rel.startswith("nmod:") and rel not in ("nmod:poss", "nmod:agent"):
-        return " " + rel[5:].replace("_", " ")
-    return ""
+    def is_plural(self, node: Node) -> bool:
+        return node in self.plurals
 
+    def edges(self, node: Node, rel: re.Pattern[str] | str) -> list[tuple[str, Node]]:
+        """Outgoing edges whose relation matches (a name exactly, a pattern entirely), in order."""
+        if isinstance(rel, str):
+            index = self._by_rel.get(node)
+            if index is None:
+                index = self._by_rel[node] = {}
+                for edge in self.sg.outgoing(node):
+                    index.setdefault(edge[0], []).append(edge)
+            return index.get(rel, [])
+        return [edge for edge in self.sg.outgoing(node) if _matches(rel, edge[0])]
 
-def _object_children(graph: DepGraph, p: int) -> list[tuple[str, int]]:
-    return [(rel, d) for rel, d in graph.children(p) if _OBJ_REL.fullmatch(rel) and _is_noun(graph, d)]
+    def has(self, node: Node, rel: re.Pattern[str] | str) -> bool:
+        return bool(self.edges(node, rel))
 
+    def predicate(self, pred: Node) -> str:
+        """``getPredicate``: the lemma, with the first particle (``compound:prt``) appended."""
+        lemma = self.sg.lemma(pred)
+        particle = self.sg.child_with_reln(pred, "compound:prt")
+        if particle is None:
+            return lemma
+        return f"{'' if lemma == 'be' else lemma} {self.sg.word(particle)}"
 
-def _case_phrase(graph: DepGraph, c: int) -> str:
-    words = [graph.tokens[c].word] + [graph.tokens[m].word for m in graph.children_by(c, ("mwe",))]
-    return " ".join(words)
+    def relation(self, subj: Node, obj: Node, pred: Node, reln: str) -> None:
+        predicate = self.predicate(pred)
+        if reln.startswith("nmod:") and reln not in ("nmod:poss", "nmod:agent"):
+            predicate += reln.replace("nmod:", " ").replace("_", " ")
+        self.out.append([self.lemma(subj), self.lemma(obj), predicate])
 
+    # --- the patterns, in the jar's order ------------------------------------------------------
+    def subject_predicate_object(self) -> None:
+        """``{}=pred >nsubj {tag:/NNP?S?/}=subj >/(iobj|dobj|nmod:.*)/=objreln {tag:/NNP?S?/}=obj !> cop {}``."""
+        for pred in self.heads:
+            if self.has(pred, "cop"):
+                continue
+            for _, subj in self.edges(pred, "nsubj"):
+                if not self.is_noun(subj):
+                    continue
+                for reln, obj in self.edges(pred, _OBJ_REL):
+                    if self.is_noun(obj):
+                        self.relation(subj, obj, pred, reln)
 
-def _count_attribute(graph: DepGraph, w: int) -> list[str] | None:
-    nummods = graph.children_by(w, ("nummod",))
-    if nummods:
-        n = nummods[0]
-        return [_lemma(graph, w), _lemma(graph, n)] if n < w else None
-    qmods = graph.children_by(w, ("det:qmod",))
-    if qmods:
-        return [_lemma(graph, w), _lemma(graph, qmods[0])]
-    return None
+    def reduced_relative(self) -> None:
+        """``{}=subj >acl ({tag:/V.*/}=pred >/(iobj|dobj|nmod:.*)/=objreln {tag:/NNP?S?/}=obj)``."""
+        for subj in self.heads:
+            for _, pred in self.edges(subj, "acl"):
+                if not _VERB.fullmatch(self.sg.tag(pred)):
+                    continue
+                for reln, obj in self.edges(pred, _OBJ_REL):
+                    if self.is_noun(obj):
+                        self.relation(subj, obj, pred, reln)
 
+    def subject_predicate(self) -> None:
+        """``SUBJ_PRED_PAIR`` (``!>/(iobj|dobj|nmod:.*)/ {NN*}``, ``!>cop {}``), then ``COPULAR``
+        (``>cop {}``, one match per cop edge): a case child makes a relation, else an attribute."""
+        sg = self.sg
+        for copular in (False, True):
+            for pred in self.heads:
+                cops = len(self.edges(pred, "cop"))
+                if copular and not cops:
+                    continue
+                if not copular and (cops or any(self.is_noun(o) for _, o in self.edges(pred, _OBJ_REL))):
+                    continue
+                for _, subj in self.edges(pred, "nsubj"):
+                    if not self.is_noun(subj):
+                        continue
+                    for _ in range(cops if copular else 1):
+                        case = sg.child_with_reln(pred, "case")
+                        if case is not None:
+                            prep = " ".join([sg.word(case)] + [sg.word(m) for m in sg.children_with_reln(case, "mwe")])
+                            self.out.append([self.lemma(subj), self.lemma(pred), prep])
+                        elif sg.lemma(pred) != "be":
+                            self.out.append([self.lemma(subj), self.lemma(pred)])
 
-def _plural_objects(graph: DepGraph, p: int) -> list[int]:
-    """Plural ``dobj``/``iobj`` children, and plural case-marked non-agent ``nmod`` children."""
-    out = []
-    for rel, d in graph.children(p):
-        if not _is_plural(graph, d):
-            continue
-        if rel in _DOBJ_IOBJ or (rel.startswith("nmod:") and rel != "nmod:agent" and graph.children_by(d, ("case",))):
-            out.append(d)
-    return out
+    def adjectives(self) -> None:
+        """``{}=obj >/(amod)/ {}=adj``, then ``{tag:/J.*/}=adj >nsubj {}=obj``."""
+        for obj in self.heads:
+            for _, adj in self.edges(obj, "amod"):
+                self.out.append([self.lemma(obj), self.lemma(adj)])
+        for adj in self.heads:
+            if _ADJ.fullmatch(self.sg.tag(adj)):
+                for _, obj in self.edges(adj, "nsubj"):
+                    self.out.append([self.lemma(obj), self.lemma(adj)])
 
+    def prepositional(self) -> None:
+        """``{tag:/NNP?S?/}=gov >/nmod:.*/=reln {}=mod`` (poss and agent skipped)."""
+        for gov in self.heads:
+            if not self.is_noun(gov):
+                continue
+            for reln, mod in self.edges(gov, _NMOD_SPECIFIC):
+                predicate = reln.replace("nmod:", "").replace("_", " ")
+                if predicate not in ("poss", "agent"):
+                    self.out.append([self.lemma(gov), self.lemma(mod), predicate])
 
-def _counts(graph: DepGraph, order: list[int]) -> list[list[str]]:
-    found: list[list[str]] = []
+    def possessive(self) -> None:
+        """``{tag:/NNP?S?/}=gov >/nmod:poss/=reln {tag:/NNP?S?/}=mod`` -> (mod, gov, have)."""
+        for gov in self.heads:
+            if not self.is_noun(gov):
+                continue
+            for _, mod in self.edges(gov, "nmod:poss"):
+                if self.is_noun(mod):
+                    self.out.append([self.lemma(mod), self.lemma(gov), "have"])
 
-    def check(w: int, seen: set[int]) -> None:
-        if w in seen:
+    def agent(self) -> None:
+        """``{tag:/V.*/}=pred >/nmod:agent/=reln {NN*}=subj >nsubjpass {NN*}=obj``."""
+        for pred in self.heads:
+            if not _VERB.fullmatch(self.sg.tag(pred)):
+                continue
+            for _, subj in self.edges(pred, "nmod:agent"):
+                if not self.is_noun(subj):
+                    continue
+                for _, obj in self.edges(pred, "nsubjpass"):
+                    if self.is_noun(obj):
+                        self.out.append([self.lemma(subj), self.lemma(obj), self.predicate(pred)])
+
+    def count(self, word: Node) -> None:
+        """``checkForNumericAttribute``: the first ``nummod`` if it precedes, else the first ``det:qmod``."""
+        sg = self.sg
+        nummod = sg.child_with_reln(word, "nummod")
+        if nummod is not None:
+            if nummod[0] < word[0]:
+                self.out.append([self.lemma(word), self.lemma(nummod)])
             return
-        seen.add(w)
-        attr = _count_attribute(graph, w)
-        if attr is not None:
-            found.append(attr)
+        qmod = sg.child_with_reln(word, _QMOD)
+        if qmod is not None:
+            self.out.append([self.lemma(word), self.lemma(qmod)])
 
-    subjects = {d for g, d, rel in graph.edges if rel == "nsubj"}
-    # A: plural subject with a plural object.
-    seen_a: set[int] = set()
-    for p in order:
-        subs = [s for s in graph.children_by(p, ("nsubj",)) if _is_plural(graph, s)]
-        objs = _plural_objects(graph, p)
-        if subs and objs:
-            check(subs[0], seen_a)
-            check(objs[0], seen_a)
-    # B: plural root, or plural subject of a predicate without plural objects.
-    seen_b: set[int] = set()
-    for w in order:
-        if not _is_plural(graph, w):
-            continue
-        if w in graph.roots:
-            check(w, seen_b)
-            continue
-        for p in [g for g, d, rel in graph.edges if d == w and rel == "nsubj"]:
-            if not _plural_objects(graph, p):
-                check(w, seen_b)
-                break
-    # C: any other plural noun (not a root, not a subject, not an object of a plural subject's predicate).
-    seen_c: set[int] = set()
-    for w in order:
-        if not _is_plural(graph, w) or w in graph.roots or w in subjects:
-            continue
-        excluded = False
-        for rel, g in graph.parents(w):
-            if (rel in _DOBJ_IOBJ or rel.startswith("nmod")) and any(
-                _is_plural(graph, s) for s in graph.children_by(g, ("nsubj",))
+    def plural_object(self, pred: Node) -> Node | None:
+        """The first plural object of ``pred``: by ``.obj`` first, else by a case-marked
+        non-agent ``nmod:``."""
+        for _, obj in self.edges(pred, _DOT_OBJ):
+            if self.is_plural(obj):
+                return obj
+        for _, obj in self.edges(pred, _NMOD_NOT_AGENT):
+            if self.is_plural(obj) and self.has(obj, "case"):
+                return obj
+        return None
+
+    def has_plural_object(self, pred: Node) -> bool:
+        if any(self.is_plural(o) for _, o in self.edges(pred, _DOT_OBJ_BARE)):
+            return True
+        return any(self.is_plural(o) and self.has(o, "case") for _, o in self.edges(pred, _NMOD_NOT_AGENT))
+
+    def counts(self) -> None:
+        """The three plural patterns, first match of each node only."""
+        sg = self.sg
+        for pred in self.heads:
+            for _, subj in self.edges(pred, "nsubj"):
+                if not self.is_plural(subj):
+                    continue
+                obj = self.plural_object(pred)
+                if obj is not None:
+                    self.count(subj)
+                    self.count(obj)
+                    break
+        for subj in self.order:
+            if not self.is_plural(subj):
+                continue
+            if subj in sg.roots or any(
+                rel == "nsubj" and not self.has_plural_object(gov) for rel, gov in sg.incoming(subj)
             ):
-                excluded = True
-                break
-        if not excluded:
-            check(w, seen_c)
-    return found
+                self.count(subj)
+        for word in self.order:
+            if not self.is_plural(word) or word in sg.roots:
+                continue
+            parents = sg.incoming(word)
+            if any(rel == "nsubj" for rel, _ in parents):
+                continue
+            if any(
+                _OBJ_OR_NMOD.fullmatch(rel) and any(self.is_plural(s) for _, s in self.edges(gov, "nsubj"))
+                for rel, gov in parents
+            ):
+                continue
+            self.count(word)
+
+    def compounds_and_objects(self) -> None:
+        """``{NN*}=tail >/(compound)/ {NN*}=head`` -> (tail, head); then every noun outside a
+        compound -> (noun). (The noun-conjunction rule between them never adds anything.)"""
+        compound: set[Node] = set()
+        for tail in self.heads:
+            if not self.is_noun(tail):
+                continue
+            for _, head in self.edges(tail, "compound"):
+                if self.is_noun(head):
+                    compound.update((tail, head))
+                    self.out.append([self.lemma(tail), self.lemma(head)])
+        for word in self.order:
+            if self.is_noun(word) and word not in compound:
+                self.out.append([self.lemma(word)])
 
 
-def extract_tuples(graph: DepGraph) -> list[list[str]]:
-    """Run SPICE's enhancements and rules on one sentence graph (mutates the graph)."""
-    rewrite_quantifiers(graph)
-    resolve_pronouns(graph)
-    order = graph.node_order()
-    out: list[list[str]] = []
-    lemma = _lemma
+def extract_tuples(graph: DepGraph | SemanticGraph) -> list[list[str]]:
+    """Run SPICE's enhancements and rules on one sentence graph.
 
-    # 1. subject-verb-object
-    for p in order:
-        if graph.children_by(p, ("cop",)):
-            continue
-        subjects = [s for s in graph.children_by(p, ("nsubj",)) if _is_noun(graph, s)]
-        for s in subjects:
-            for rel, o in _object_children(graph, p):
-                out.append([lemma(graph, s), lemma(graph, o), _predicate(graph, p) + _suffix(rel)])
-    # 2. reduced relative clause ("dog chasing a ball")
-    for s in order:
-        for p in graph.children_by(s, ("acl",)):
-            if not graph.tokens[p].tag.startswith("V"):
-                continue
-            for rel, o in _object_children(graph, p):
-                out.append([lemma(graph, s), lemma(graph, o), _predicate(graph, p) + _suffix(rel)])
-    # 3. subject-predicate without object or copula; 4. copula
-    for copular in (False, True):
-        for p in order:
-            if bool(graph.children_by(p, ("cop",))) != copular:
-                continue
-            subjects = [s for s in graph.children_by(p, ("nsubj",)) if _is_noun(graph, s)]
-            if not subjects or (not copular and _object_children(graph, p)):
-                continue
-            cases = graph.children_by(p, ("case",))
-            for s in subjects:
-                if cases:
-                    for c in cases:
-                        out.append([lemma(graph, s), lemma(graph, p), _case_phrase(graph, c)])
-                elif lemma(graph, p) != "be":
-                    out.append([lemma(graph, s), lemma(graph, p)])
-    # 5. adjectival modifier
-    for o in order:
-        for a in graph.children_by(o, ("amod",)):
-            out.append([lemma(graph, o), lemma(graph, a)])
-    # 6. predicative adjective
-    for a in order:
-        if graph.tokens[a].tag.startswith("J"):
-            for o in graph.children_by(a, ("nsubj",)):
-                out.append([lemma(graph, o), lemma(graph, a)])
-    # 7. prepositional modifier of a noun
-    for g in order:
-        if not _is_noun(graph, g):
-            continue
-        for rel, m in graph.children(g):
-            if rel.startswith("nmod:") and rel not in ("nmod:poss", "nmod:agent"):
-                out.append([lemma(graph, g), lemma(graph, m), rel[5:].replace("_", " ")])
-    # 8. possessive
-    for g in order:
-        if not _is_noun(graph, g):
-            continue
-        for m in graph.children_by(g, ("nmod:poss",)):
-            if _is_noun(graph, m):
-                out.append([lemma(graph, m), lemma(graph, g), "have"])
-    # 9. passive with agent
-    for p in order:
-        if not graph.tokens[p].tag.startswith("V"):
-            continue
-        agents = [s for s in graph.children_by(p, ("nmod:agent",)) if _is_noun(graph, s)]
-        patients = [o for o in graph.children_by(p, ("nsubjpass",)) if _is_noun(graph, o)]
-        for s in agents:
-            for o in patients:
-                out.append([lemma(graph, s), lemma(graph, o), _predicate(graph, p)])
-    # 10. counts
-    out.extend(_counts(graph, order))
-    # 11. compounds (both halves lose their object tuple)
-    compound: set[int] = set()
-    for t in order:
-        if not _is_noun(graph, t):
-            continue
-        for h in graph.children_by(t, ("compound",)):
-            if _is_noun(graph, h):
-                out.append([lemma(graph, t), lemma(graph, h)])
-                compound.update((t, h))
-    # 12. noun conjunction: dead code in SPICE 1.0, deliberately absent.
-    # 13. objects
-    for i in sorted(graph.tokens):
-        if _is_noun(graph, i) and i not in compound:
-            out.append([lemma(graph, i)])
-    return out
+    A :class:`SemanticGraph` is modified in place; a :class:`DepGraph` is first converted (and
+    left as it was).
+    """
+    sg = _graph(graph)
+    rewrite_quantifiers(sg)
+    resolve_pronouns(sg)
+    rules = _Rules(sg)
+    rules.subject_predicate_object()
+    rules.reduced_relative()
+    rules.subject_predicate()
+    rules.adjectives()
+    rules.prepositional()
+    rules.possessive()
+    rules.agent()
+    rules.counts()
+    rules.compounds_and_objects()
+    return rules.out

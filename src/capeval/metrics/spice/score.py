@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from capeval.metrics.spice.graph import Concept
+from capeval.metrics.spice.graph import Concept, tuple_sort_key
 
 __all__ = [
     "CARDINALITY_WORDS",
@@ -34,6 +35,7 @@ __all__ = [
     "match_tuples",
     "score_categories",
     "score_categories_detailed",
+    "tuple_listing",
 ]
 
 #: Category keys in SPICE's JSON output, in its order ("Cardinality" is the paper's "Count").
@@ -192,3 +194,10 @@ def score_categories_detailed(
             truth, _ = match_tuples(cand, ref, exact) if cand and ref else ([False] * len(cand), [])
             out[category] = _evaluate(sum(truth), len(cand), len(ref), allow_nan=True)
     return out, cand_truth, ref_truth
+
+
+def tuple_listing(tuples: Sequence[Tuple], truth: Sequence[bool]) -> list[dict[str, Any]]:
+    """The ``-detailed`` listing of a tuple set: ``{"tuple": [printed concepts], "truth_value"}``,
+    true tuples first, each group in ``TupleSet`` order (as the jar sorts them after matching)."""
+    order = sorted(range(len(tuples)), key=lambda i: (not truth[i], tuple_sort_key(tuples[i])))
+    return [{"tuple": [c.text for c in tuples[i]], "truth_value": truth[i]} for i in order]

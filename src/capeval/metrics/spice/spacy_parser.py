@@ -38,8 +38,8 @@ from capeval.metrics.spice.lemma import MorphaLemmatizer
 from capeval.metrics.spice.parsing.convert import convert_sentence, emulate_fragment
 from capeval.metrics.spice.parsing.load import load_pipeline
 from capeval.metrics.spice.parsing.retag import COLOUR_WORDS, Word
+from capeval.metrics.spice.parsing.rules import extract_tuples
 from capeval.metrics.spice.parsing.vocab import THREE_WORD_PREPOSITIONS, TWO_WORD_PREPOSITIONS
-from capeval.metrics.spice.rules import extract_tuples
 
 __all__ = [
     "COLOUR_WORDS",
@@ -102,6 +102,18 @@ class SpacyParser:
         self._lemmatizer: MorphaLemmatizer | None = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Configuration only: the pipeline is loaded again where the parser is unpickled."""
+        return {
+            "model": self.model,
+            "batch_size": self.batch_size,
+            "emulate_fragments": self.emulate_fragments,
+            "emulate_attachment": self.emulate_attachment,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
     # --- loading ----------------------------------------------------------------------------
     def _load(self) -> Any:
         with self._lock:
@@ -132,7 +144,7 @@ class SpacyParser:
             nlp.max_length = longest + 1
         out: list[list[DepGraph]] = []
         for doc in nlp.pipe(texts, batch_size=self.batch_size):
-            sentences = []
+            sentences: list[DepGraph] = []
             for sent in doc.sents:
                 kept = [t for t in sent if not t.is_space]
                 position = {t.i: n for n, t in enumerate(kept)}
@@ -141,6 +153,7 @@ class SpacyParser:
                     graph = convert_sentence(words, self._lemmatizer, emulate_attachment=self.emulate_attachment)
                     if self.emulate_fragments:
                         emulate_fragment(graph)
+                    graph.sentence_index = len(sentences)
                     sentences.append(graph)
             out.append(sentences)
         return out
