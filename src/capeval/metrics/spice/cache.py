@@ -10,12 +10,14 @@ a readable SQLite database is moved aside and replaced.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -52,6 +54,36 @@ def _valid(value: object) -> bool:
     )
 
 
+class _Held:
+    """An open connection and the process that opened it."""
+
+    __slots__ = ("conn", "pid")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.pid = os.getpid()
+
+
+#: Every connection of every cache, by a serial number, until its cache is collected or closed; it
+#: also keeps the ones a forked child inherited. A child must never close an inherited connection:
+#: closing a file drops every POSIX lock the process holds on it, its own connection's included, and
+#: SQLite then fails with "disk I/O error". (A connection is in a reference cycle of its own, so without
+#: this the garbage collector could close an inherited one in a child at any moment.)
+_OPEN: dict[int, _Held] = {}
+_SERIAL = itertools.count()
+_OPEN_LOCK = threading.Lock()
+
+
+def _release(serial: int) -> None:
+    """Close connection ``serial`` if this process opened it (an inherited one stays open, unused)."""
+    with _OPEN_LOCK:
+        held = _OPEN.get(serial)
+        if held is None or held.pid != os.getpid():
+            return
+        del _OPEN[serial]
+    held.conn.close()
+
+
 class TupleCache:
     """Parsed-caption cache keyed by caption text and parser fingerprint.
 
@@ -76,9 +108,9 @@ class TupleCache:
         return hashlib.sha256((self.fingerprint + "\0" + text).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _connect(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
-            return conn
+        held: _Held | None = getattr(self._local, "held", None)
+        if held is not None and held.pid == os.getpid():
+            return held.conn
         # A connection inherited through fork must not be used by the child: open a new one.
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -90,14 +122,20 @@ class TupleCache:
             logger.warning("SPICE cache %s is not a valid database (%s); moved to %s", self.path, exc, aside)
             os.replace(self.path, aside)
             conn = self._open()
-        self._local.conn = conn
-        self._local.pid = os.getpid()
+        held = _Held(conn)
+        serial = next(_SERIAL)
+        with _OPEN_LOCK:
+            _OPEN[serial] = held
+        self._local.held = held
+        self._local.serial = serial
+        weakref.finalize(self, _release, serial)
         return conn
 
     def _open(self) -> sqlite3.Connection:
         """A connection with WAL on and the table created; retries while another process sets up."""
         for attempt in range(_SETUP_ATTEMPTS):
-            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+            # Closed by whichever thread collects the cache (each thread still uses only its own).
+            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT, checksum TEXT)")
@@ -160,7 +198,6 @@ class TupleCache:
 
     def close(self) -> None:
         """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        if getattr(self._local, "held", None) is not None:
+            _release(self._local.serial)
+        self._local.held = None
