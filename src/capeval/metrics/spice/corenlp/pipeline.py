@@ -166,6 +166,7 @@ class CoreNLPPipeline:
                 self._components[stage] = given
         self._cache: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._cache_size = cache_size
+        self._grammar_sha256: str | None = None
 
     @property
     def stages(self) -> dict[str, bool]:
@@ -181,6 +182,7 @@ class CoreNLPPipeline:
                 from capeval.metrics.spice.corenlp.sources import load_grammar
 
                 grammar = load_grammar(self._grammar, download=self._download)
+                self._grammar_sha256 = str(grammar.sha256)
                 self._components[stage] = _own("parser")(grammar).parse
             else:
                 self._components[stage] = _own(stage)
@@ -244,6 +246,33 @@ class CoreNLPPipeline:
 
             return PTBTokenizer().tokenize(captions)
         return captions
+
+    def fingerprint(self) -> str:
+        """What identifies this pipeline's output, for caches and signatures.
+
+        ``pcfg-<first 16 hex digits of the grammar's sha256>`` (the grammar is loaded for it),
+        ``-tok:<tokenizer>``, and the module and name of every component that is not capeval's own.
+        """
+        parts = []
+        for stage in ("parser", "lemmatizer", "basic", "ccprocessed"):
+            if stage in self._pending or stage in self._own_stages:
+                if stage == "parser":
+                    self._component("parser")
+                    parts.append(f"pcfg-{(self._grammar_sha256 or '')[:16]}")
+                continue
+            given = self._components.get(stage)
+            name = (
+                "none"
+                if given is None
+                else f"{getattr(given, '__module__', '?')}.{getattr(given, '__qualname__', '?')}"
+            )
+            parts.append(f"{stage}={name}")
+        return "-".join([*parts, f"tok:{self.tokenizer}"])
+
+    def annotate_many(self, texts: Sequence[str]) -> list[dict[str, Any]]:
+        """The stages of ``texts`` (what :class:`capeval.metrics.spice.CoreNLPParser` asks for):
+        :meth:`parse_batch` without a progress bar."""
+        return self.parse_batch(texts)
 
     def parse(self, caption: str) -> dict[str, Any]:
         """Every stage of one caption: ``{"caption": caption, "sentences": [...]}``.
