@@ -212,3 +212,30 @@ def test_docstring_example() -> None:
     import doctest
 
     assert doctest.testmod(pipeline_module).failed == 0
+
+
+def test_fingerprint_and_annotate_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What SPICE's exact parser asks of the pipeline: its stages, and what identifies them."""
+
+    class Graded:
+        sha256 = "ab" * 32
+
+    class FakePCFGParser:
+        def __init__(self, grammar: Any) -> None:
+            pass
+
+        def parse(self, words: list[str]) -> str:
+            return "(ROOT (X " + " ".join(f"(NN {w})" for w in words) + "))"
+
+    monkeypatch.setattr(pipeline_module, "component_available", lambda stage: stage == "parser")
+    monkeypatch.setattr(pipeline_module, "_own", lambda stage: FakePCFGParser)
+    monkeypatch.setattr(sources, "load_grammar", lambda path=None, **kw: Graded())
+    pipe = CoreNLPPipeline(lemmatizer=fake_lemma, download=False)
+    assert pipe.fingerprint() == (
+        "pcfg-abababababababab-lemmatizer=tests.spice.test_corenlp_pipeline.fake_lemma"
+        "-basic=none-ccprocessed=none-tok:none"
+    )
+    stages = pipe.annotate_many(["A dog", "Two cats. Run"])
+    assert [s["caption"] for s in stages] == ["A dog", "Two cats. Run"]
+    assert [len(s["sentences"]) for s in stages] == [1, 2]
+    assert stages == pipe.parse_batch(["A dog", "Two cats. Run"])

@@ -182,7 +182,7 @@ class CoreNLPPipeline:
                 from capeval.metrics.spice.corenlp.sources import load_grammar
 
                 grammar = load_grammar(self._grammar, download=self._download)
-                self._grammar_sha256 = str(grammar.sha256)
+                self._grammar_sha256 = str(getattr(grammar, "sha256", "") or "")
                 self._components[stage] = _own("parser")(grammar).parse
             else:
                 self._components[stage] = _own(stage)
