@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
+
+from capeval.metrics.spice.corenlp.javahash import HashOrderMap
 
 __all__ = ["JavaHashMap", "Node", "NodeData", "SemanticGraph"]
 
@@ -33,11 +35,8 @@ Node = tuple[int, int]
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
-_LOAD_FACTOR = 0.75
-_DEFAULT_CAPACITY = 16
 
-
-class JavaHashMap(Generic[K, V]):
+class JavaHashMap(HashOrderMap[K, V]):
     """A map that iterates in the order ``java.util.HashMap`` would.
 
     Args:
@@ -45,65 +44,10 @@ class JavaHashMap(Generic[K, V]):
         capacity: Initial table size (a power of two; Java's default is 16).
     """
 
-    __slots__ = ("_capacity", "_entries", "_hashes", "_order", "_seq")
+    __slots__ = ()
 
-    def __init__(self, hashes: Mapping[K, int], capacity: int = _DEFAULT_CAPACITY) -> None:
-        self._hashes = hashes
-        self._capacity = capacity
-        self._entries: dict[K, tuple[int, V]] = {}
-        self._seq = 0
-        self._order: list[K] | None = None
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._entries
-
-    def get(self, key: K) -> V | None:
-        """The value of ``key``, or ``None``."""
-        found = self._entries.get(key)
-        return None if found is None else found[1]
-
-    def put(self, key: K, value: V) -> None:
-        """Insert or replace (a replaced key keeps its place)."""
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries[key] = (found[0], value)
-            return
-        self._seq += 1
-        self._entries[key] = (self._seq, value)
-        while len(self._entries) > self._capacity * _LOAD_FACTOR:
-            self._capacity *= 2
-        self._order = None
-
-    def remove(self, key: K) -> None:
-        """Remove ``key`` if present."""
-        if self._entries.pop(key, None) is not None:
-            self._order = None
-
-    def keys(self) -> list[K]:
-        """Keys in iteration order."""
-        if self._order is None:
-            mask = self._capacity - 1
-            hashes = self._hashes
-
-            def slot(key: K) -> tuple[int, int]:
-                h = hashes[key]
-                return ((h ^ (h >> 16)) & mask, self._entries[key][0])
-
-            self._order = sorted(self._entries, key=slot)
-        return self._order
-
-    def values(self) -> Iterator[V]:
-        """Values in iteration order."""
-        entries = self._entries
-        return (entries[k][1] for k in self.keys())
-
-    def items(self) -> Iterator[tuple[K, V]]:
-        """``(key, value)`` pairs in iteration order."""
-        entries = self._entries
-        return ((k, entries[k][1]) for k in self.keys())
+    def __init__(self, hashes: Mapping[K, int], capacity: int = 16) -> None:  # Java's default
+        super().__init__(hashes.__getitem__, capacity)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,31 @@ parent). Keys carry their Java ``hashCode()`` explicitly; equal keys are Python-
 Keys whose hashes collide exactly (and are not equal) inside a tree bin are ordered by Java with
 ``compareTo`` or, failing that, by identity hash codes that differ from run to run; this module
 refuses such keys rather than guess (the grammar has none).
+
+:class:`HashOrderMap` is the light model the dependency graphs use (CoreNLP's ``SemanticGraph``
+keeps its words and edges in ``HashMap``s keyed by the word): keys with small non-negative hash
+codes, in list bins only. That is exact while no bin holds more than eight keys in a table of 64
+or more, which a sentence's graph does not reach by far.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Generic, TypeVar
 
-__all__ = ["DEFAULT_LOAD_FACTOR", "JavaHashMap", "hashset_copy", "java_int", "spread", "table_size_for"]
+__all__ = [
+    "DEFAULT_LOAD_FACTOR",
+    "HashOrderMap",
+    "JavaHashMap",
+    "hashset_copy",
+    "java_int",
+    "spread",
+    "table_size_for",
+]
 
 K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 DEFAULT_LOAD_FACTOR = 0.75
 _DEFAULT_CAPACITY = 16
@@ -462,3 +476,84 @@ def hashset_copy(source: JavaHashMap[K], hash_codes: dict[K, int]) -> JavaHashMa
     for key in source:
         out.put(key, hash_codes[key])
     return out
+
+
+class HashOrderMap(Generic[K, V]):
+    """A map that iterates in ``java.util.HashMap``'s order, for keys with small non-negative hashes.
+
+    A key's place is its bucket, ``(h ^ (h >>> 16)) & (capacity - 1)``, then its insertion order
+    within the bucket (a key removed and put back goes last). The capacity starts at ``capacity``
+    (a power of two; Java's default is 16) and doubles whenever the map holds more than three
+    quarters of it; it never shrinks. Replacing a value keeps the key's place.
+
+    Args:
+        hash_of: a key's Java ``hashCode()``.
+        capacity: the initial table size.
+
+    Example:
+        >>> m = HashOrderMap(lambda k: k)
+        >>> for k in (17, 1, 16, 2):
+        ...     m.put(k, str(k))
+        >>> m.keys()
+        [16, 17, 1, 2]
+    """
+
+    __slots__ = ("_hash_of", "_order", "capacity", "entries")
+
+    def __init__(self, hash_of: Callable[[K], int], capacity: int = _DEFAULT_CAPACITY) -> None:
+        self._hash_of = hash_of
+        #: The table size Java's map would have now.
+        self.capacity = capacity
+        #: Key -> value, in insertion order (the order within a bucket).
+        self.entries: dict[K, V] = {}
+        self._order: list[K] | None = None
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.entries
+
+    def get(self, key: K) -> V | None:
+        """The value of ``key``, or ``None``."""
+        return self.entries.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        """Insert or replace (a replaced key keeps its place)."""
+        entries = self.entries
+        if key in entries:
+            entries[key] = value
+            return
+        entries[key] = value
+        while len(entries) > self.capacity * DEFAULT_LOAD_FACTOR:
+            self.capacity *= 2
+        self._order = None
+
+    def remove(self, key: K) -> None:
+        """Remove ``key`` if present."""
+        if key in self.entries:
+            del self.entries[key]
+            self._order = None
+
+    def keys(self) -> list[K]:
+        """The keys in Java's iteration order."""
+        order = self._order
+        if order is None:
+            if len(self.entries) < 2:
+                order = list(self.entries)
+            else:
+                mask = self.capacity - 1
+                hash_of = self._hash_of
+                order = sorted(self.entries, key=lambda k: (hash_of(k) ^ (hash_of(k) >> 16)) & mask)
+            self._order = order
+        return order
+
+    def values(self) -> list[V]:
+        """The values in the keys' order."""
+        entries = self.entries
+        return [entries[k] for k in self.keys()]
+
+    def items(self) -> list[tuple[K, V]]:
+        """``(key, value)`` pairs in the keys' order."""
+        entries = self.entries
+        return [(k, entries[k]) for k in self.keys()]

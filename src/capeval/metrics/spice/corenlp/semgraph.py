@@ -17,7 +17,10 @@ numbered, which follows the object the copy is made from.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+import operator
+from typing import TypeVar
+
+from .javahash import HashOrderMap
 
 __all__ = ["Word", "Edge", "OrderedMap", "Graph"]
 
@@ -87,63 +90,17 @@ class Edge:
         return f"{self.rel}({self.gov!r}, {self.dep!r})"
 
 
-def _spread(h: int) -> int:
-    return h ^ (h >> 16)
+#: A word's Java hash code (``IndexedWord.hashCode``).
+_word_hash = operator.attrgetter("h")
 
 
-class OrderedMap(Generic[V]):
+class OrderedMap(HashOrderMap[Word, V]):
     """A map from words whose iteration order is that of a Java ``HashMap`` keyed by the word."""
 
-    __slots__ = ("d", "cap", "_order")
+    __slots__ = ()
 
     def __init__(self) -> None:
-        self.d: dict[Word, V] = {}
-        self.cap = 16
-        self._order: list[Word] | None = None
-
-    def __len__(self) -> int:
-        return len(self.d)
-
-    def __contains__(self, key: Word) -> bool:
-        return key in self.d
-
-    def get(self, key: Word) -> V | None:
-        return self.d.get(key)
-
-    def put(self, key: Word, value: V) -> None:
-        d = self.d
-        if key in d:
-            d[key] = value
-            return
-        d[key] = value
-        if len(d) > (self.cap * 3) // 4:
-            self.cap *= 2
-        self._order = None
-
-    def remove(self, key: Word) -> None:
-        if key in self.d:
-            del self.d[key]
-            self._order = None
-
-    def keys(self) -> list[Word]:
-        """The keys (the objects first stored for each word), in Java's iteration order."""
-        order = self._order
-        if order is None:
-            if len(self.d) < 2:
-                order = list(self.d)
-            else:
-                mask = self.cap - 1
-                order = sorted(self.d, key=lambda w: _spread(w.h) & mask)
-            self._order = order
-        return order
-
-    def items(self) -> list[tuple[Word, V]]:
-        d = self.d
-        return [(k, d[k]) for k in self.keys()]
-
-    def values(self) -> list[V]:
-        d = self.d
-        return [d[k] for k in self.keys()]
+        super().__init__(_word_hash)
 
 
 class Graph:
@@ -191,7 +148,7 @@ class Graph:
             in_map.put(gov, in_list)
         out_list.append(edge)
         in_list.append(edge)
-        if gov.copy or dep.copy or out_map.cap > 16 or in_map.cap > 16:
+        if gov.copy or dep.copy or out_map.capacity > 16 or in_map.capacity > 16:
             self.irregular = True
         return edge
 
@@ -228,13 +185,13 @@ class Graph:
 
     def out_edges(self, w: Word) -> list[Edge]:
         """Outgoing edges of ``w``: child by child (in map order), each child's edges in order."""
-        m = self.out.d.get(w)
+        m = self.out.entries.get(w)
         if m is None:
             return []
         return [e for lst in m.values() for e in lst]
 
     def in_edges(self, w: Word) -> list[Edge]:
-        m = self.inc.d.get(w)
+        m = self.inc.entries.get(w)
         if m is None:
             return []
         return [e for lst in m.values() for e in lst]
@@ -269,7 +226,7 @@ class Graph:
         m = self.inc.get(w)
         if m is None:
             return []
-        return sorted(m.d, key=Word.key)
+        return sorted(m.entries, key=Word.key)
 
     def parent(self, w: Word) -> Word | None:
         """The first parent on a path to a root (parents tried in position order); None for a root."""
