@@ -73,15 +73,15 @@ def flickr8k_captions() -> list[str] | None:
 def grammar_words() -> list[str]:
     """The 48,050 words of the parser's lexicon (``englishPCFG.ser.gz``, read with ``javaobj-py3``).
 
-    The grammar is ``CAPEVAL_SPICE_GRAMMAR`` when that names a copy of it, else the one in the
-    oracle's CoreNLP models jar. The word list is cached under the oracle directory.
+    The grammar is ``CAPEVAL_SPICE_GRAMMAR`` when set (the models jar or its ``englishPCFG.ser.gz``),
+    else the one in the oracle's CoreNLP models jar. The word list is cached under the oracle directory.
     """
-    path = os.environ.get("CAPEVAL_SPICE_GRAMMAR")
-    if path:
-        blob = Path(path).read_bytes()
-    else:
-        with zipfile.ZipFile(corenlp_models_jar()) as jar:
+    path = Path(os.environ.get("CAPEVAL_SPICE_GRAMMAR") or corenlp_models_jar())
+    if zipfile.is_zipfile(path):  # the models jar
+        with zipfile.ZipFile(path) as jar:
             blob = jar.read("edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz")
+    else:
+        blob = path.read_bytes()
     cache = oracle_dir() / "cache" / f"grammar-words-{hashlib.sha256(blob).hexdigest()[:16]}.json"
     if not cache.exists():
         try:
