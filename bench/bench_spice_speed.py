@@ -128,7 +128,7 @@ def run_capeval(
         command += ["--workers", str(threads)]
         wall, cpu = _timed(command, env)
         per_image = json.loads(out.read_text(encoding="utf-8"))
-        return wall, cpu, {k: v["spice"] for k, v in per_image.items()}
+        return wall, cpu, {k: v["SPICE"] for k, v in per_image.items()}  # the per-image file uses official names
     captions = list(dict.fromkeys(c for item in items for c in [item["test"], *item["refs"]]))
     stages_path = work / "stages.json"
     stages_path.write_text(json.dumps(run_stages(captions, threads=threads)), encoding="utf-8")
