@@ -106,6 +106,30 @@ def test_every_image_equals_the_jar(metric: SPICE, official: list[dict[str, Any]
     np.testing.assert_allclose(mine[exact], jar[exact], rtol=0, atol=1e-9)
 
 
+# Flickr8K-Expert image 1119015538_e8e796281e (Hodosh et al. 2013), raw text, with the official
+# SPICE 1.0 results (tp, fp, fn, F) of the project's SPICE specification, examples E3 and E4.
+FLICKR_REFS = [
+    "A little tan dog with large ears running through the grass .",
+    "A playful dog is running through the grass .",
+    "A small dogs ears stick up as it runs in the grass .",
+    "The small dog is running across the lawn .",
+    "this is a small beige dog running through a grassy field",
+]
+FLICKR_OFFICIAL = {
+    "A dog rolling in the grass .": (2, 1, 16, 0.1904761904761905),
+    "A white dog runs in the grass ,": (2, 2, 16, 0.1818181818181818),
+}
+
+
+def test_flickr_examples_equal_the_official(metric: SPICE) -> None:
+    cands = sorted(FLICKR_OFFICIAL)
+    result = metric.score(candidates=cands, references=[FLICKR_REFS] * len(cands))
+    for cand, row, f in zip(cands, result.stats, result.item_scores, strict=True):
+        tp, fp, fn, official_f = FLICKR_OFFICIAL[cand]
+        assert (row[4], row[5], row[6]) == (tp, fp, fn)
+        assert f == official_f
+
+
 def test_forked_shards_and_a_pickled_copy_equal_in_process(metric: SPICE, official: list[dict[str, Any]]) -> None:
     """The default parser rebuilds its pipeline where it is unpickled (the grammar once per process)."""
     items = official[:24]

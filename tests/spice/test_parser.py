@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from capeval.metrics.spice import SPICE
+from capeval.metrics.spice import SPICE, ApproximateParserWarning
 from capeval.metrics.spice.graph import SceneGraph, graph_tuples
 from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL, SpacyParser
 from capeval.metrics.spice.synonyms import load_synonyms
@@ -33,6 +35,13 @@ DATA = Path(__file__).parents[1] / "data" / "spice"
 @pytest.fixture(scope="module")
 def parser() -> SpacyParser:
     return SpacyParser(emulate_fragments=True)
+
+
+def _spacy_spice(**options: Any) -> SPICE:
+    """SPICE on the spaCy backend (an explicit choice; the default parser is the exact one)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximateParserWarning)
+        return SPICE(parser="spacy", **options)
 
 
 # Captions whose official SPICE-parser output (spec 4.1/4.2/4.5) the backend reproduces.
@@ -96,7 +105,7 @@ BAD_INPUTS = [
 
 
 def test_bad_input_gives_defined_results(tmp_path: Path) -> None:
-    metric = SPICE(tokenizer="none", cache=tmp_path / "c.sqlite")
+    metric = _spacy_spice(tokenizer="none", cache=tmp_path / "c.sqlite")
     refs = [["a dog sits on a red couch .", "A brown dog on a sofa ."]] * len(BAD_INPUTS)
     res = metric.score(candidates=BAD_INPUTS, references=refs)
     assert all(0.0 <= x <= 1.0 for x in res.item_scores)
@@ -110,8 +119,8 @@ def test_bad_input_gives_defined_results(tmp_path: Path) -> None:
 def test_cache_warm_run_matches_cold(tmp_path: Path) -> None:
     cands = ["A man is riding a horse on the beach .", "two dogs play in the snow"]
     refs = [["A man rides a brown horse .", "a person on a horse at the beach"], ["Two dogs run in snow ."]]
-    cold = SPICE(tokenizer="none", cache=tmp_path / "c.sqlite").score(candidates=cands, references=refs)
-    warm = SPICE(tokenizer="none", cache=tmp_path / "c.sqlite").score(candidates=cands, references=refs)
+    cold = _spacy_spice(tokenizer="none", cache=tmp_path / "c.sqlite").score(candidates=cands, references=refs)
+    warm = _spacy_spice(tokenizer="none", cache=tmp_path / "c.sqlite").score(candidates=cands, references=refs)
     assert list(cold.item_scores) == list(warm.item_scores)
     assert cold.details == warm.details
 
@@ -150,7 +159,7 @@ FLICKR_OFFICIAL = {
 
 
 def test_flickr_examples_match_official(tmp_path: Path) -> None:
-    metric = SPICE(tokenizer="none", cache=False)
+    metric = _spacy_spice(tokenizer="none", cache=False)
     cands = sorted(FLICKR_OFFICIAL)
     res = metric.score(candidates=cands, references=[FLICKR_REFS] * len(cands))
     for cand, row, f in zip(cands, res.stats, res.item_scores, strict=True):
