@@ -87,7 +87,8 @@ def main() -> int:
             shown += 1
             print(f"differs: {record['caption']!r}", file=sys.stderr)
             for field in differing:
-                print(f"  {field}:\n    capeval  {mine_values[field]}\n    official {their_values[field]}", file=sys.stderr)
+                shown_values = f"    capeval  {mine_values[field]}\n    official {their_values[field]}"
+                print(f"  {field}:\n{shown_values}", file=sys.stderr)
     compared = total - missing
     print(f"captions: {total:,} from capeval, {compared:,} found in the official file ({missing:,} not found)")
     for field in FIELDS:

@@ -47,6 +47,21 @@ def _default_jar() -> Path:
     return oracle / "spice-full" / "lib" / "stanford-corenlp-3.6.0-models.jar"
 
 
+def _test_copy(path: Path | None = None, *, needed_by: str = "") -> Path:
+    """``path``, else ``CAPEVAL_SPICE_GRAMMAR``, else the oracle's models jar; a skip naming
+    :data:`ENV_VAR` when that file does not exist."""
+    source = os.environ.get(ENV_VAR)
+    if path is None:
+        path = Path(source) if source else _default_jar()
+    if not path.is_file():
+        where = f"{ENV_VAR}={source} does not exist" if source else f"{ENV_VAR} is not set and {path} is absent"
+        pytest.skip(
+            f"{needed_by}CoreNLP 3.6.0's englishPCFG grammar is needed ({where}); set {ENV_VAR} to "
+            "stanford-corenlp-3.6.0-models.jar or englishPCFG.ser.gz"
+        )
+    return path
+
+
 def default_grammar() -> Path:
     """The copy of the grammar SPICE's default parser reads in tests, or a skip naming :data:`ENV_VAR`.
 
@@ -54,29 +69,14 @@ def default_grammar() -> Path:
     variable is set to it for the rest of the process (it names the official file, so no test
     that relies on the library's own search is misled; those set or remove it themselves).
     """
-    source = os.environ.get(ENV_VAR)
-    path = Path(source) if source else _default_jar()
-    if not path.exists():
-        where = f"{ENV_VAR}={source} does not exist" if source else f"{ENV_VAR} is not set and {path} is absent"
-        pytest.skip(
-            f"SPICE's default parser needs CoreNLP 3.6.0's englishPCFG grammar ({where}); set {ENV_VAR} to "
-            "stanford-corenlp-3.6.0-models.jar or englishPCFG.ser.gz"
-        )
+    path = _test_copy(needed_by="SPICE's default (exact) parser: ")
     os.environ[ENV_VAR] = str(path)
     return path
 
 
 def grammar_bytes(path: Path | None = None) -> bytes:
     """The ``englishPCFG.ser.gz`` bytes in ``path`` (by default the test grammar), or a skip naming :data:`ENV_VAR`."""
-    source = os.environ.get(ENV_VAR)
-    if path is None:
-        path = Path(source) if source else _default_jar()
-    if not path.is_file():
-        where = f"{ENV_VAR}={source} does not exist" if source else f"{ENV_VAR} is not set and {path} is absent"
-        pytest.skip(
-            f"CoreNLP 3.6.0's englishPCFG grammar is needed ({where}); set {ENV_VAR} to "
-            "stanford-corenlp-3.6.0-models.jar or englishPCFG.ser.gz"
-        )
+    path = _test_copy(path)
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as jar:
             try:

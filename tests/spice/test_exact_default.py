@@ -12,8 +12,6 @@ without it the tests are skipped with that reason.
 
 from __future__ import annotations
 
-import gzip
-import json
 import pickle
 import warnings
 from typing import Any
@@ -21,7 +19,13 @@ from typing import Any
 import numpy as np
 import pytest
 from tests.spice.grammar_fixture import default_grammar
-from tests.spice.official import DATA, check_item, differences, fixture_official
+from tests.spice.official import (
+    check_flickr_examples,
+    check_item,
+    differences,
+    fixture_official,
+    fixture_raw_tuples,
+)
 
 from capeval.compat.pycocoevalcap.spice.spice import Spice
 from capeval.engines.executor import ForkedBackend, SerialBackend, run
@@ -34,18 +38,6 @@ from capeval.registry import get_metric
 TIED_IMAGE = 191381
 #: The parser field of the default signature (the grammar's identity included).
 EXACT = f"corenlp-3.6.0+pcfg-{GRAMMAR_SHA256[:16]}-tok:none+rules{RULES_VERSION}"
-
-
-@pytest.fixture(scope="module")
-def official() -> list[dict[str, Any]]:
-    return fixture_official()
-
-
-@pytest.fixture(scope="module")
-def raw_tuples() -> dict[str, list[list[str]]]:
-    with gzip.open(DATA / "coco_demo_raw_tuples.json.gz", "rt", encoding="utf-8") as fh:
-        found: dict[str, list[list[str]]] = json.load(fh)
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -80,14 +72,16 @@ def test_spacy_is_an_explicit_approximation_with_its_own_signature() -> None:
     assert ("parser", spice.parser.fingerprint) in spice.signature_fields(None)
 
 
-def test_every_caption_gives_the_jars_raw_tuples(metric: SPICE, raw_tuples: dict[str, Any]) -> None:
+def test_every_caption_gives_the_jars_raw_tuples(metric: SPICE) -> None:
+    raw_tuples = fixture_raw_tuples()
     captions = sorted(raw_tuples)
     parsed = metric.parser.parse(captions)
     wrong = [c for c, tuples in zip(captions, parsed, strict=True) if tuples != raw_tuples[c]]
     assert not wrong, f"{len(wrong)} of {len(captions)} captions differ, e.g. {wrong[:3]}"
 
 
-def test_every_image_equals_the_jar(metric: SPICE, official: list[dict[str, Any]]) -> None:
+def test_every_image_equals_the_jar(metric: SPICE) -> None:
+    official = fixture_official()
     result = metric.score(candidates=[i["test"] for i in official], references=[i["refs"] for i in official])
     assert result.details is not None
     wrong = {}
@@ -106,33 +100,13 @@ def test_every_image_equals_the_jar(metric: SPICE, official: list[dict[str, Any]
     np.testing.assert_allclose(mine[exact], jar[exact], rtol=0, atol=1e-9)
 
 
-# Flickr8K-Expert image 1119015538_e8e796281e (Hodosh et al. 2013), raw text, with the official
-# SPICE 1.0 results (tp, fp, fn, F) of the project's SPICE specification, examples E3 and E4.
-FLICKR_REFS = [
-    "A little tan dog with large ears running through the grass .",
-    "A playful dog is running through the grass .",
-    "A small dogs ears stick up as it runs in the grass .",
-    "The small dog is running across the lawn .",
-    "this is a small beige dog running through a grassy field",
-]
-FLICKR_OFFICIAL = {
-    "A dog rolling in the grass .": (2, 1, 16, 0.1904761904761905),
-    "A white dog runs in the grass ,": (2, 2, 16, 0.1818181818181818),
-}
-
-
 def test_flickr_examples_equal_the_official(metric: SPICE) -> None:
-    cands = sorted(FLICKR_OFFICIAL)
-    result = metric.score(candidates=cands, references=[FLICKR_REFS] * len(cands))
-    for cand, row, f in zip(cands, result.stats, result.item_scores, strict=True):
-        tp, fp, fn, official_f = FLICKR_OFFICIAL[cand]
-        assert (row[4], row[5], row[6]) == (tp, fp, fn)
-        assert f == official_f
+    check_flickr_examples(metric)
 
 
-def test_forked_shards_and_a_pickled_copy_equal_in_process(metric: SPICE, official: list[dict[str, Any]]) -> None:
+def test_forked_shards_and_a_pickled_copy_equal_in_process(metric: SPICE) -> None:
     """The default parser rebuilds its pipeline where it is unpickled (the grammar once per process)."""
-    items = official[:24]
+    items = fixture_official()[:24]
     cands, refs = [i["test"] for i in items], [i["refs"] for i in items]
 
     def scored(spice: SPICE, backend: Any) -> Any:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.spice.official import check_flickr_examples
 
 from capeval.metrics.spice import SPICE, ApproximateParserWarning
 from capeval.metrics.spice.graph import SceneGraph, graph_tuples
@@ -143,29 +144,9 @@ def test_morpha_like_lemmas(parser: SpacyParser, word: str, tag: str, lemma: str
     assert parser._lemmatizer(word, tag) == lemma
 
 
-# Flickr8K-Expert image 1119015538_e8e796281e (Hodosh et al. 2013) with its official SPICE 1.0
-# results (tp, fp, fn, F) from the project's SPICE specification, examples E3 and E4.
-FLICKR_REFS = [
-    "A little tan dog with large ears running through the grass .",
-    "A playful dog is running through the grass .",
-    "A small dogs ears stick up as it runs in the grass .",
-    "The small dog is running across the lawn .",
-    "this is a small beige dog running through a grassy field",
-]
-FLICKR_OFFICIAL = {
-    "A dog rolling in the grass .": (2, 1, 16, 0.1904761904761905),
-    "A white dog runs in the grass ,": (2, 2, 16, 0.1818181818181818),
-}
-
-
 def test_flickr_examples_match_official(tmp_path: Path) -> None:
     metric = _spacy_spice(tokenizer="none", cache=False)
-    cands = sorted(FLICKR_OFFICIAL)
-    res = metric.score(candidates=cands, references=[FLICKR_REFS] * len(cands))
-    for cand, row, f in zip(cands, res.stats, res.item_scores, strict=True):
-        tp, fp, fn, official_f = FLICKR_OFFICIAL[cand]
-        assert (row[4], row[5], row[6]) == (tp, fp, fn)
-        assert f == official_f
+    check_flickr_examples(metric)
 
 
 # Repairs of spaCy tagging/attachment slips, end to end with the real model (expected tuples

@@ -6,8 +6,9 @@ rules that turn the parser's dependencies into tuples. Captions are parsed by th
 CoreNLP 3.6.0 pipeline official SPICE runs, reimplemented in Python (``parser="corenlp"``,
 :class:`CoreNLPParser`, the default: :data:`DEFAULT_PARSER`; its grammar is read from the
 user's copy of CoreNLP's models), or, on request, by a spaCy approximation of it
-(``parser="spacy"``, with an :class:`ApproximateParserWarning`). :class:`StagesParser` serves the pipeline's stages computed in advance.
-``SPIDEr`` is the mean of CIDEr-D and SPICE. Registry keys: ``"spice"``, ``"spider"``.
+(``parser="spacy"``, with an :class:`ApproximateParserWarning`). :class:`StagesParser` serves
+the pipeline's stages computed in advance. ``SPIDEr`` is the mean of CIDEr-D and SPICE.
+Registry keys: ``"spice"``, ``"spider"``.
 """
 
 from __future__ import annotations
