@@ -42,13 +42,18 @@ EXAMPLES = _examples()
 
 
 @cache
-def _live(metric: str) -> Signature:
+def _live(metric: str, parser: str | None = None) -> Signature:
     from capeval import get_metric
 
+    options = {} if parser is None else {"parser": parser}
+    if metric in ("spice", "spider") and parser is None:
+        from tests.spice.grammar_fixture import default_grammar
+
+        default_grammar()  # the exact parser's grammar, or a skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nneval-v2 on two images, say
         try:
-            return get_metric(metric).score(candidates=CANDIDATES, references=REFERENCES).signature
+            return get_metric(metric, **options).score(candidates=CANDIDATES, references=REFERENCES).signature
         except ImportError as exc:
             pytest.skip(f"{metric} cannot score here: {exc}")
 
@@ -64,7 +69,9 @@ def test_signature_example_matches_the_code(where: str, index: int, text: str) -
     assert shown.version in ("<version>", "..."), (
         f"{where}: write the version of a signature example as v:<version>, not v:{shown.version}"
     )
-    live = _live(shown.metric)
+    # SPICE's opt-in spaCy parser has signatures of its own (parser:spacy-...)
+    spacy = shown.metric in ("spice", "spider") and dict(shown.fields).get("parser", "").startswith("spacy-")
+    live = _live(shown.metric, "spacy" if spacy else None)
     assert [k for k, _ in shown.fields] == [k for k, _ in live.fields], f"{where}: {text} vs {live}"
     for (key, value), (_, actual) in zip(shown.fields, live.fields, strict=True):
         if key == "nrefs":

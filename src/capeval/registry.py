@@ -67,7 +67,7 @@ OFFICIAL_NAMES: dict[str, str] = {
 #: The metrics of the official COCO caption evaluation, in its order (SPICE when available).
 COCO_METRICS: tuple[str, ...] = ("bleu", "meteor", "rouge-l", "cider-d", "spice")
 #: Metrics scored when none are named (the CLI, the library, the server): the COCO evaluation's
-#: without SPICE, which needs a parser model (``"all"`` or ``"coco"`` add it).
+#: without SPICE, which needs the user's copy of CoreNLP's grammar (``"all"`` or ``"coco"`` add it).
 DEFAULT_METRICS: tuple[str, ...] = COCO_METRICS[:4]
 
 

@@ -138,6 +138,24 @@ def test_demo_prints_the_official_figures_of_the_metrics_it_scored(capsys: Any) 
     assert "Official COCO evaluation" not in capsys.readouterr().err
 
 
+def test_demo_without_spices_grammar_scores_the_rest(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """A machine without CoreNLP's grammar (and no download): the demo leaves SPICE out, saying why."""
+    from capeval.metrics.spice.corenlp import sources
+
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise sources.GrammarNotFound("SPICE's exact parser needs the grammar ... set CAPEVAL_SPICE_GRAMMAR=PATH")
+
+    monkeypatch.setattr(sources, "load_grammar", missing)
+    assert main(["demo", "--metrics", "cider-d,spice", "--format", "json", "--tokenizer", "ws"]) == 0
+    captured = capsys.readouterr()
+    assert "capeval: spice not scored: SPICE's exact parser needs the grammar" in captured.err
+    assert "CAPEVAL_SPICE_GRAMMAR" in captured.err
+    scores = json.loads(captured.out)
+    assert "CIDEr" in scores and "SPICE" not in scores
+    assert main(["demo", "--metrics", "spice", "--quiet"]) == 2  # asked for alone: the error itself
+    assert "capeval: error: SPICE's exact parser needs the grammar" in capsys.readouterr().err
+
+
 def test_no_command_prints_help(capsys: Any) -> None:
     assert main([]) == 2
     with pytest.raises(SystemExit):

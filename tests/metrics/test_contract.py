@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.spice.grammar_fixture import default_grammar
 
 from capeval.engines.executor import Backend, ForkedBackend, SerialBackend, run
 from capeval.metrics.base import CorpusResult, Metric
@@ -32,6 +33,7 @@ N_ITEMS = 40
 
 
 def _spice_options() -> dict[str, Any]:
+    default_grammar()  # SPICE's default parser is the exact one: its grammar, or a skip
     return {"cache": False}
 
 
@@ -52,11 +54,9 @@ FACTORIES: dict[str, Callable[[], Metric]] = {
 }
 #: Optional modules a metric needs (skipped without them, except under CAPEVAL_NO_SKIP=1 in CI).
 NEEDS: dict[str, tuple[str, ...]] = {
-    "spice": ("spacy",),
-    "spider": ("spacy",),
     "wmd": ("scipy",),
-    "nneval": ("spacy", "scipy"),
-    "nneval-v2": ("spacy", "scipy"),
+    "nneval": ("scipy",),
+    "nneval-v2": ("scipy",),
 }
 EXECUTORS = ("serial", "forked", "dask")
 
@@ -197,9 +197,8 @@ def test_template_methods_are_not_overridden() -> None:
 
 
 def test_spice_shards_in_forked_workers_keep_their_tuples(corpus: Any) -> None:
-    """SPICE declares ``parallel_safe = False`` (one batched parse, one cache), so every executor
-    scores it in one process. Without its cache its items are independent: sharded in forked
-    workers they give the same statistics and the same per-item tuples."""
+    """SPICE's items are independent: sharded in forked workers (each parsing with the exact
+    default parser) they give the same statistics and the same per-item tuples."""
     cands, refs = corpus
     metric = _build("spice")
     metric.parallel_safe = True

@@ -11,6 +11,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 from sqlalchemy import select
+from tests.spice.grammar_fixture import default_grammar
 
 from capeval.cli.main import main as cli_main
 from capeval.server.models import Phase, utcnow
@@ -232,6 +233,7 @@ def test_a_split_is_scored_in_one_library_call_sharing_what_metrics_require(monk
     from capeval.metrics.spice.metric import SPICE
     from capeval.server.scoring import available_metrics, prepare_split, score_split
 
+    default_grammar()  # SPICE's exact parser: its grammar, or a skip (never a download)
     metrics = available_metrics(("cider-d", "spice", "spider"))
     if "spider" not in metrics:
         pytest.skip("SPICE cannot run here (its parser model is missing)")

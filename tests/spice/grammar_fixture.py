@@ -8,6 +8,10 @@ The grammar is GPL data and never part of the repository. It is read from:
 
 and the tests that need it are skipped otherwise. The conversion (several seconds) happens once:
 its ``.npz`` is kept in pytest's cache directory, keyed by the source's sha256.
+
+Tests of ``SPICE()`` with its default (exact) parser call :func:`default_grammar`, which makes the
+same copy the one the library finds (``CAPEVAL_SPICE_GRAMMAR``) or skips: the library would
+otherwise try to download the grammar.
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ import pytest
 from capeval.metrics.spice.corenlp.grammar import Grammar
 from capeval.metrics.spice.corenlp.parser import PCFGParser
 
-__all__ = ["ENV_VAR", "grammar_bytes", "grammar_cache_dir", "load_test_grammar", "pcfg_grammar", "pcfg_parser"]
+__all__ = [
+    "ENV_VAR",
+    "default_grammar",
+    "grammar_bytes",
+    "grammar_cache_dir",
+    "load_test_grammar",
+    "pcfg_grammar",
+    "pcfg_parser",
+]
 
 #: Environment variable naming the models jar or the ``englishPCFG.ser.gz`` to test with.
 ENV_VAR = "CAPEVAL_SPICE_GRAMMAR"
@@ -35,17 +47,36 @@ def _default_jar() -> Path:
     return oracle / "spice-full" / "lib" / "stanford-corenlp-3.6.0-models.jar"
 
 
-def grammar_bytes(path: Path | None = None) -> bytes:
-    """The ``englishPCFG.ser.gz`` bytes in ``path`` (by default the test grammar), or a skip naming :data:`ENV_VAR`."""
+def _test_copy(path: Path | None = None, *, needed_by: str = "") -> Path:
+    """``path``, else ``CAPEVAL_SPICE_GRAMMAR``, else the oracle's models jar; a skip naming
+    :data:`ENV_VAR` when that file does not exist."""
     source = os.environ.get(ENV_VAR)
     if path is None:
         path = Path(source) if source else _default_jar()
     if not path.is_file():
         where = f"{ENV_VAR}={source} does not exist" if source else f"{ENV_VAR} is not set and {path} is absent"
         pytest.skip(
-            f"CoreNLP 3.6.0's englishPCFG grammar is needed ({where}); set {ENV_VAR} to "
+            f"{needed_by}CoreNLP 3.6.0's englishPCFG grammar is needed ({where}); set {ENV_VAR} to "
             "stanford-corenlp-3.6.0-models.jar or englishPCFG.ser.gz"
         )
+    return path
+
+
+def default_grammar() -> Path:
+    """The copy of the grammar SPICE's default parser reads in tests, or a skip naming :data:`ENV_VAR`.
+
+    Without ``CAPEVAL_SPICE_GRAMMAR``, the oracle's models jar is used when installed, and the
+    variable is set to it for the rest of the process (it names the official file, so no test
+    that relies on the library's own search is misled; those set or remove it themselves).
+    """
+    path = _test_copy(needed_by="SPICE's default (exact) parser: ")
+    os.environ[ENV_VAR] = str(path)
+    return path
+
+
+def grammar_bytes(path: Path | None = None) -> bytes:
+    """The ``englishPCFG.ser.gz`` bytes in ``path`` (by default the test grammar), or a skip naming :data:`ENV_VAR`."""
+    path = _test_copy(path)
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as jar:
             try:

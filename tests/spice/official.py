@@ -136,3 +136,36 @@ def fixture_official() -> list[dict[str, Any]]:
     with gzip.open(DATA / "coco_demo_official.json.gz", "rt", encoding="utf-8") as fh:
         items: list[dict[str, Any]] = json.load(fh)
     return items
+
+
+def fixture_raw_tuples() -> dict[str, list[list[str]]]:
+    """Caption -> the raw tuples the jar's parser emits, for the 894 captions of the fixture."""
+    with gzip.open(DATA / "coco_demo_raw_tuples.json.gz", "rt", encoding="utf-8") as fh:
+        found: dict[str, list[list[str]]] = json.load(fh)
+    return found
+
+
+#: Flickr8K-Expert image 1119015538_e8e796281e (Hodosh et al. 2013), raw text, and official SPICE
+#: 1.0's results (tp, fp, fn, F) for two candidates, from the project's SPICE specification
+#: (examples E3 and E4).
+FLICKR_REFS = [
+    "A little tan dog with large ears running through the grass .",
+    "A playful dog is running through the grass .",
+    "A small dogs ears stick up as it runs in the grass .",
+    "The small dog is running across the lawn .",
+    "this is a small beige dog running through a grassy field",
+]
+FLICKR_OFFICIAL = {
+    "A dog rolling in the grass .": (2, 1, 16, 0.1904761904761905),
+    "A white dog runs in the grass ,": (2, 2, 16, 0.1818181818181818),
+}
+
+
+def check_flickr_examples(metric: Any) -> None:
+    """Assert that ``metric`` (a SPICE on raw text) gives official SPICE's counts and F on the Flickr examples."""
+    cands = sorted(FLICKR_OFFICIAL)
+    result = metric.score(candidates=cands, references=[FLICKR_REFS] * len(cands))
+    for cand, row, f in zip(cands, result.stats, result.item_scores, strict=True):
+        tp, fp, fn, official_f = FLICKR_OFFICIAL[cand]
+        assert (row[4], row[5], row[6]) == (tp, fp, fn), cand
+        assert f == official_f, cand

@@ -239,3 +239,36 @@ def test_fingerprint_and_annotate_many(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [s["caption"] for s in stages] == ["A dog", "Two cats. Run"]
     assert [len(s["sentences"]) for s in stages] == [1, 2]
     assert stages == pipe.parse_batch(["A dog", "Two cats. Run"])
+
+
+def test_the_grammar_is_loaded_once_per_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Every pipeline of a process (one per unpickled SPICE metric on a Dask worker, say) shares
+    the parser and its grammar; another copy of the grammar is another parser."""
+    loaded: list[Any] = []
+
+    class Graded:
+        sha256 = "cd" * 32
+
+    class FakePCFGParser:
+        def __init__(self, grammar: Any) -> None:
+            self.grammar = grammar
+
+        def parse(self, words: list[str]) -> str:
+            return "(ROOT (X " + " ".join(f"(NN {w})" for w in words) + "))"
+
+    def load(path: Any = None, **kw: Any) -> Graded:
+        loaded.append(path)
+        return Graded()
+
+    monkeypatch.setattr(pipeline_module, "component_available", lambda stage: stage == "parser")
+    monkeypatch.setattr(pipeline_module, "_own", lambda stage: FakePCFGParser)
+    monkeypatch.setattr(sources, "load_grammar", load)
+    monkeypatch.delenv(sources.ENV_GRAMMAR, raising=False)
+    monkeypatch.setenv("CAPEVAL_CACHE_DIR", str(tmp_path))
+    for _ in range(3):
+        CoreNLPPipeline(lemmatizer=None, basic=None, ccprocessed=None).parse("A dog")
+    assert loaded == [None]
+    copy = tmp_path / "models.jar"
+    CoreNLPPipeline(grammar=copy, lemmatizer=None, basic=None, ccprocessed=None).parse("A dog")
+    CoreNLPPipeline(grammar=copy, lemmatizer=None, basic=None, ccprocessed=None).parse("A cat")
+    assert loaded == [None, copy]

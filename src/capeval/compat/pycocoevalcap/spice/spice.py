@@ -1,8 +1,9 @@
 """``pycocoevalcap.spice.spice``: SPICE 1.0 scores without Java (capeval's parser and scorer).
 
-Captions are parsed by capeval's SPICE parser (the ``spice`` extra: spaCy) instead of Stanford
-CoreNLP, so values are close to, not identical with, the official jar's (see the SPICE metric
-card); the return types, shapes and keys are the official ones.
+Captions are parsed by capeval's Python reimplementation of the Stanford CoreNLP 3.6.0 pipeline
+the jar runs, with the grammar read from your own copy of CoreNLP's models (see the SPICE
+metric card), so the per-image values are the official jar's; the return types, shapes and
+keys are the official ones. ``Spice(parser="spacy")`` opts into the spaCy approximation.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ class Spice:
     ``Color`` and ``Size`` (NaN where a category is undefined for the image).
 
     Args:
-        **options: Passed to :class:`capeval.metrics.spice.SPICE` (e.g. ``cache=False``); by
-            default the official scoring (WordNet synonyms) on the given tokens.
+        **options: Passed to :class:`capeval.metrics.spice.SPICE` (e.g. ``cache=False``,
+            ``grammar=PATH``); by default the official parser and scoring (WordNet synonyms)
+            on the given tokens.
     """
 
     def __init__(self, **options: Any) -> None:

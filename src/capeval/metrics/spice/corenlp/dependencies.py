@@ -17,6 +17,7 @@ relation name), followed by ``("root", 0, i)``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -269,6 +270,9 @@ def _as_tree(tree: Tree | str) -> Tree:
 def analyze(tree: Tree | str, *, sentence_index: int = 0, lemmas: Sequence[str] | None = None) -> Analysis:
     """The basic dependencies of ``tree`` with its words and tags.
 
+    The analysis of a tree string is remembered for the next few calls (it is immutable), so
+    :func:`basic` and :func:`~.ccprocessed.ccprocessed` of one sentence convert its tree once.
+
     Args:
         tree: the parser's tree, as a :class:`~.trees.Tree` or as ``Tree.toString()`` prints it.
         sentence_index: the sentence's 0-based position in its text (see :func:`basic`).
@@ -279,6 +283,17 @@ def analyze(tree: Tree | str, *, sentence_index: int = 0, lemmas: Sequence[str] 
         ValueError: a constituent label the converter has no head rule for, or ``lemmas`` not
             one per word.
     """
+    if isinstance(tree, str):
+        return _analyze_text(tree, sentence_index, None if lemmas is None else tuple(lemmas))
+    return _analyze(tree, sentence_index, lemmas)
+
+
+@functools.lru_cache(maxsize=16)
+def _analyze_text(tree: str, sentence_index: int, lemmas: tuple[str, ...] | None) -> Analysis:
+    return _analyze(read_tree(tree), sentence_index, lemmas)
+
+
+def _analyze(tree: Tree, sentence_index: int, lemmas: Sequence[str] | None) -> Analysis:
     parsed = _as_tree(tree)
     root, leaves = from_tree(parsed)
     words = [leaf.word or "" for leaf in leaves]

@@ -363,7 +363,9 @@ class Grammar:
         try:
             import javaobj.v1 as javaobj
         except ImportError as exc:  # pragma: no cover - javaobj-py3 is in the spice extra
-            raise ImportError("reading CoreNLP's grammar needs javaobj-py3: pip install 'capeval[spice]'") from exc
+            from capeval._install import needs_extra
+
+            raise ImportError(needs_extra("Reading CoreNLP's grammar (javaobj-py3)", "spice")) from exc
         sha256 = hashlib.sha256(data).hexdigest()
         try:
             raw = gzip.decompress(data)

