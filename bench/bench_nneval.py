@@ -14,7 +14,7 @@ Data: the COCO demo bundled with capeval (1,000 val2014 images, the official dem
 captions, 5 references each), or ``--repeat-corpus K`` copies of it for a larger run.
 
 Usage:  python bench/bench_nneval.py [--repeat 3] [--repeat-corpus 1] [--json OUT]
-Needs pycocoevalcap 1.2 installed (METEOR's data) and the SPICE spaCy model.
+Needs pycocoevalcap 1.2 installed (METEOR's data) and SPICE's parser grammar (CoreNLP 3.6.0's englishPCFG).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def run(repeat: int, copies: int) -> dict[str, Any]:
     keys = list(dict.fromkeys(FEATURE_SOURCES[f] for f in model.features))
     options = {"spice": {"cache": False}}
 
-    # Warm-up: load METEOR tables, the spaCy model and the word vectors once, outside the timings.
+    # Warm-up: load METEOR tables, SPICE's grammar and the word vectors once, outside the timings.
     warm = NNEval(model=model, feature_options=options)
     warm.score_tokenized(candidates=cand_tok[:20], references=ref_tok[:20])
 
