@@ -55,8 +55,10 @@ def run(repeat: int, copies: int) -> dict[str, Any]:
     times: dict[str, list[float]] = {k: [] for k in [*keys, "features", "nneval|features", "nneval-scratch"]}
     for _ in range(repeat):
         feature_results = {}
+        # The feature metrics as NNEval builds them (SPICE on the exact parser whatever the default).
+        built = NNEval(model=model, feature_options=options).requires
         for key in keys:
-            metric = get_metric(key, tokenizer="ptb", **options.get(key, {}))
+            metric = built[key]
             seconds, feature_results[key] = _timed(
                 lambda m=metric: m.score_tokenized(candidates=cand_tok, references=ref_tok)
             )
