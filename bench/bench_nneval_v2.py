@@ -7,7 +7,7 @@ the script prints the ratio of the two times (acceptance: within 2x) and the sha
 nneval-v2's time spent in its model (network and trees) given the features.
 
 Usage:  python bench/bench_nneval_v2.py [--repeat 3] [--json OUT]
-Needs pycocoevalcap 1.2 installed (METEOR's data) and the SPICE spaCy model.
+Needs pycocoevalcap 1.2 installed (METEOR's data) and SPICE's parser grammar (CoreNLP 3.6.0's englishPCFG).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def run(repeat: int) -> dict[str, Any]:
     tokenizer = get_metric("bleu", tokenizer="ptb")
     cands, refs = tokenizer.tokenize(list(corpus.candidates), [list(r) for r in corpus.references])
     options = {"spice": {"cache": False}}
-    # Warm-up: METEOR tables, the spaCy model, the word vectors.
+    # Warm-up: METEOR tables, SPICE's grammar, the word vectors.
     NNEvalV2(feature_options=options).score_tokenized(candidates=cands[:20], references=refs[:20])
     NNEval(feature_options=options).score_tokenized(candidates=cands[:20], references=refs[:20])
     times: dict[str, list[float]] = {"nneval": [], "nneval-v2": [], "v2-features": [], "v2-model": []}

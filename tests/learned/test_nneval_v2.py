@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.learned.needs import needs_all_features
 from tests.learned.toy import graded_corpus
 
 from capeval.metrics.learned import features_v2
@@ -29,25 +30,6 @@ from capeval.metrics.learned.training_v2 import (
 )
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-
-
-def _features_available() -> bool:
-    try:
-        from capeval.metrics.meteor._resources import locate_pycocoevalcap
-
-        locate_pycocoevalcap()
-        import spacy.util
-
-        from capeval.metrics.spice.spacy_parser import DEFAULT_MODEL
-
-        return bool(spacy.util.is_package(DEFAULT_MODEL))
-    except Exception:  # noqa: BLE001 - any failure to find the data or the model means: skip
-        return False
-
-
-needs_all_features = pytest.mark.skipif(
-    not _features_available(), reason="METEOR data (pycocoevalcap 1.2) or the SPICE spaCy model is missing"
-)
 
 
 def test_text_features_shape_and_simple_values() -> None:

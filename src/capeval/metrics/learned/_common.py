@@ -26,6 +26,11 @@ from capeval.tokenizers.base import Tokenizer
 
 log = logging.getLogger("capeval")
 
+#: Constructor options every learned metric's feature metrics start from (options given by the
+#: caller go on top): SPICE on the exact Stanford CoreNLP 3.6.0 pipeline, the features the shipped
+#: models were trained on, whatever parser ``get_metric("spice")`` defaults to.
+FEATURE_DEFAULTS: Mapping[str, Mapping[str, Any]] = {"spice": {"parser": "corenlp"}}
+
 
 class RegistryFeatures:
     """The metrics behind a learned metric's features, built lazily with default options.
@@ -35,7 +40,8 @@ class RegistryFeatures:
         sources: Metric output name -> registry key of the metric computing it (features not
             named here are not metric outputs).
         tokenizer: Tokenizer of the feature metrics (they receive tokenized text).
-        options: Extra constructor options per registry key (e.g. ``{"spice": {"cache": False}}``).
+        options: Extra constructor options per registry key (e.g. ``{"spice": {"cache": False}}``),
+            on top of :data:`FEATURE_DEFAULTS`.
     """
 
     def __init__(
@@ -50,7 +56,10 @@ class RegistryFeatures:
         self.keys = tuple(dict.fromkeys(sources[f] for f in self.features if f in sources))
         self._sources = sources
         self._tokenizer = tokenizer
-        self._options = dict(options or {})
+        given = dict(options or {})
+        self._options = {
+            key: {**FEATURE_DEFAULTS.get(key, {}), **given.get(key, {})} for key in {*FEATURE_DEFAULTS, *given}
+        }
         self._metrics: dict[str, Metric] = {}
 
     def metric(self, key: str) -> Metric:
