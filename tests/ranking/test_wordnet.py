@@ -163,3 +163,30 @@ def test_real_wordnet_when_installed() -> None:
     assert 0.75 < dog_cat < 0.9  # 0.820 with add-one SemCor counts (0.877 with NLTK's unsmoothed ic-semcor)
     assert wn.lin("dog", "car") < 0.3 < wn.lin("man", "woman")
     assert wn.lin("run", "walk") > wn.lin("run", "jump")
+
+
+def test_tri5sem_uses_lin_similarity_when_a_wordnet_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from capeval.ranking.systems.data import Split
+    from capeval.ranking.systems.pipeline import TEXT_KERNELS, KCCAGrid, text_kernel_matrices
+
+    def split(name: str, captions: list[list[str]]) -> Split:
+        caps = tuple(tuple(c) for c in captions)
+        return Split(name, tuple(f"{name}{i}.jpg" for i in range(len(caps))), caps, caps)
+
+    # "dog" and "cat" never share a caption or an image: only WordNet relates them
+    train = split("train", [["dog run"] * 5, ["cat walk"] * 5, ["sun shine"] * 5])
+    query = split("dev", [["cat run"] * 5])
+    spec = TEXT_KERNELS["tri5sem"]
+    only_lin = KCCAGrid(lexical=("lin",), sem_min_count=1, sem_threshold=0.1)
+    monkeypatch.setenv(W.WORDNET_ENV, str(_write_wordnet(tmp_path / "dict")))
+    k, (rows,), info = text_kernel_matrices(spec, train, [query], only_lin)
+    assert info["lexical_similarities"] == ["lin"] and info["similarity_pairs"] >= 2  # dog~cat, both ways
+    plain, (plain_rows,), _ = text_kernel_matrices(TEXT_KERNELS["tri5-sqrtidf"], train, [query], only_lin)
+    assert rows[0, 0] > plain_rows[0, 0]  # "cat run" now matches "dog run" on both words
+    assert rows[0, 2] == pytest.approx(plain_rows[0, 2])  # "sun shine" has no related word
+    assert np.allclose(k, k.T)
+    # no database: Lin's similarity is left out and the info says which ones were used
+    monkeypatch.delenv(W.WORDNET_ENV)
+    monkeypatch.setattr(W, "_package_folder", lambda: None)
+    _, _, info = text_kernel_matrices(spec, train, [query], KCCAGrid(sem_min_count=1))
+    assert info["lexical_similarities"] == ["distributional", "alignment"]
