@@ -447,6 +447,11 @@ def test_rank_systems_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureF
     # a second run reads the cached visual words and kernels and writes the same matrices
     assert main(args) == 0
     assert (np.load(out / "bow5.annotation.npy") == ann).all()
+    # the incomplete Cholesky factor of the image kernel (large training sets) runs the same way
+    low = tmp_path / "low"
+    assert main([*args[:6], str(low), *args[7:], "--systems", "bow5", "--image-decomposition", "cholesky"]) == 0
+    assert json.loads((low / "manifest.json").read_text())["grid"]["image_decomposition"] == "cholesky"
+    assert np.load(low / "bow5.search.npy").shape == (8, 40)
 
 
 def test_rank_systems_command_rejects_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -456,5 +461,8 @@ def test_rank_systems_command_rejects_bad_arguments(tmp_path: Path, capsys: pyte
     assert main([*base, "--systems", "nn,kcca9"]) == 2
     assert "unknown system 'kcca9'" in capsys.readouterr().err
     assert main([*base, "--kappas", "0,1"]) == 2
+    with pytest.raises(SystemExit):
+        main([*base, "--image-decomposition", "qr"])
+    assert "invalid choice: 'qr'" in capsys.readouterr().err
     assert main(["rank-systems", "--data", str(tmp_path), "--images", str(tmp_path / "none"), "--out", "o"]) == 2
     assert "image folder not found" in capsys.readouterr().err

@@ -464,14 +464,17 @@ def run_systems(
             say(f"{system}: text kernels {time.perf_counter() - start:.1f} s")
             models = []
             dmax = max(grid.dims)
+            # eigen-coordinates do not depend on the KCCA settings: one product per kernel, not per model
+            text_dev_coords = text_eigen.coordinates(text_dev)
             for power in grid.image_powers:
                 ie, img_dev_rows, _ = image_power(power)
+                img_dev_coords = ie.coordinates(img_dev_rows)
                 cross = ie.vectors.T @ text_eigen.vectors
                 settings = [(s, k) for s in grid.text_shifts for k in grid.kappas]
                 for shift, kappa in tqdm(settings, desc=f"{system} KCCA p={power}", disable=not progress, leave=False):
                     model = fit_kcca(ie, text_eigen, kappa=kappa, dims=dmax, text_shift=shift, cross=cross)
-                    pi = model.project_images(img_dev_rows)
-                    pt = model.project_texts(text_dev)
+                    pi = img_dev_coords @ model.image_weights
+                    pt = text_dev_coords @ model.text_weights
                     for d in grid.dims:
                         if d > model.correlations.size:
                             continue
@@ -482,10 +485,16 @@ def run_systems(
             models.sort(key=lambda m: -m["dev"])
             chosen = models[: grid.top_models]
             annotation, search = [], []
+            text_target_coords = text_eigen.coordinates(text_target)
+            img_target_coords: dict[int, F64] = {}
             for m in chosen:
                 ie, _, img_target_rows = image_power(m["power"])
+                if m["power"] not in img_target_coords:
+                    img_target_coords[m["power"]] = ie.coordinates(img_target_rows)
                 model = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=m["dims"], text_shift=m["shift"])
-                s = cosine_scores(model.project_images(img_target_rows), model.project_texts(text_target))
+                s = cosine_scores(
+                    img_target_coords[m["power"]] @ model.image_weights, text_target_coords @ model.text_weights
+                )
                 annotation.append(s)
                 search.append(s.T)
             _, ann_ranks = borda_aggregate(annotation)
