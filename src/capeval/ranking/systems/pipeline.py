@@ -34,7 +34,7 @@ from capeval.ranking.borda import borda_aggregate
 from capeval.ranking.systems import kernels as K
 from capeval.ranking.systems.data import CAPTIONS_PER_IMAGE, Flickr8K, Split
 from capeval.ranking.systems.image_features import ImageFeatures
-from capeval.ranking.systems.kcca import KernelEigen, cosine_scores, fit_kcca
+from capeval.ranking.systems.kcca import KCCA, KernelEigen, cosine_scores, fit_kcca
 from capeval.ranking.systems.nn import idf_weights, nearest_neighbour_scores
 
 __all__ = [
@@ -487,11 +487,15 @@ def run_systems(
             annotation, search = [], []
             text_target_coords = text_eigen.coordinates(text_target)
             img_target_coords: dict[int, F64] = {}
+            fitted: dict[tuple[int, float, float], KCCA] = {}  # models differing only in dims share a fit
             for m in chosen:
                 ie, _, img_target_rows = image_power(m["power"])
                 if m["power"] not in img_target_coords:
                     img_target_coords[m["power"]] = ie.coordinates(img_target_rows)
-                model = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=m["dims"], text_shift=m["shift"])
+                setting = (m["power"], m["shift"], m["kappa"])
+                if setting not in fitted:
+                    fitted[setting] = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=dmax, text_shift=m["shift"])
+                model = fitted[setting].truncate(m["dims"])
                 s = cosine_scores(
                     img_target_coords[m["power"]] @ model.image_weights, text_target_coords @ model.text_weights
                 )
