@@ -50,7 +50,15 @@ PUBLISHED: dict[str, dict[str, tuple[float, float, float, float] | None]] = {
     "tri5": {"annotation": (7.1, 17.2, 23.7, 53), "search": None},
     "tri5sem": {"annotation": (8.3, 21.6, 30.3, 34), "search": (7.6, 20.7, 30.1, 38)},
 }
-NAMES = {"nn": "NN5", "bow1": "BoW1", "bow5": "BoW5", "tagrank": "TagRank", "tri5": "TRI5", "tri5sem": "TRI5SEM"}
+NAMES = {
+    "nn": "NN5",
+    "bow1": "BoW1",
+    "bow5": "BoW5",
+    "tagrank": "TagRank",
+    "tri5": "TRI5",
+    "tri5sem": "TRI5SEM",
+    "tri5-sqrtidf": "TRI5 sqrtIDF",
+}
 
 
 def _peak_mb() -> float:
@@ -107,7 +115,7 @@ def main() -> int:
     gold = list(blocks(len(data.test.images) * 5, 5))
     print(f"\nFlickr8K test: {len(data.test.images):,} images x {len(gold):,} captions; R@k in %; ties pessimistic")
     header = (
-        f"{'system':8} {'task':10} | {'ours R@1':>8} {'R@5':>5} {'R@10':>5} {'med':>5} | paper  R@1   R@5  R@10   med"
+        f"{'system':12} {'task':10} | {'ours R@1':>8} {'R@5':>5} {'R@10':>5} {'med':>5} | paper  R@1   R@5  R@10   med"
     )
     print(header)
     print("-" * len(header))
@@ -118,7 +126,8 @@ def main() -> int:
             r = evaluate_ranking(scores, gold, task=task)
             results[(system, task)] = (r, scores)
             ours = (100 * r.recall[1], 100 * r.recall[5], 100 * r.recall[10], r.median_rank)
-            print(f"{NAMES.get(system, system):8} {task:10} | {_fmt(ours):>26} | {_fmt(PUBLISHED[system][task])}")
+            paper = _fmt(PUBLISHED.get(system, {}).get(task))
+            print(f"{NAMES.get(system, system):12} {task:10} | {_fmt(ours):>26} | {paper}")
 
     order = [s for s in ("nn", "bow1", "bow5", "tagrank", "tri5", "tri5sem") if s in systems]
     print("\nTable 3's ordering NN < BoW1 < BoW5 <= TagRank <= TRI5 < TRI5SEM (R@10 up, median rank down):")
@@ -140,13 +149,13 @@ def main() -> int:
         relevant = binarize(judgments, 3.0)
         print(f"\nS@k and R-precision, image annotation, on the {judged.size} test images with expert judgments")
         print(f"({used:,} judged pairs; relevant: gold or mean expert score >= 3)")
-        print(f"{'system':8} | {'S@1':>5} {'S@5':>5} {'S@10':>5} | R-prec.")
+        print(f"{'system':12} | {'S@1':>5} {'S@5':>5} {'S@10':>5} | R-prec.")
         for system in systems:
             scores = results[(system, "annotation")][1][judged]
             rel = relevant[judged]
             s = [100 * success_at_k(scores, rel, k) for k in (1, 5, 10)]
             rp = 100 * r_precision(scores, rel)[0]
-            print(f"{NAMES.get(system, system):8} | {s[0]:5.1f} {s[1]:5.1f} {s[2]:5.1f} | {rp:6.1f}")
+            print(f"{NAMES.get(system, system):12} | {s[0]:5.1f} {s[1]:5.1f} {s[2]:5.1f} | {rp:6.1f}")
 
     print("\nadjacent systems (McNemar on R@10, randomization test on the median rank, 10,000 trials, seed 0):")
     for a, b in zip(systems, systems[1:], strict=False):
