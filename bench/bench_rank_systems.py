@@ -17,11 +17,14 @@ Usage::
 
     python bench/bench_rank_systems.py --images PATH/data/images
         [--data ../shared/data/flickr8k-raw-dev] [--out DIR] [--cache-dir DIR] [--systems nn,bow1,...]
+        [--image-decomposition exact|cholesky]
+    python bench/bench_rank_systems.py --evaluate-only --out DIR   # the tables of an earlier run's matrices
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import sys
 import tempfile
@@ -47,7 +50,15 @@ PUBLISHED: dict[str, dict[str, tuple[float, float, float, float] | None]] = {
     "tri5": {"annotation": (7.1, 17.2, 23.7, 53), "search": None},
     "tri5sem": {"annotation": (8.3, 21.6, 30.3, 34), "search": (7.6, 20.7, 30.1, 38)},
 }
-NAMES = {"nn": "NN5", "bow1": "BoW1", "bow5": "BoW5", "tagrank": "TagRank", "tri5": "TRI5", "tri5sem": "TRI5SEM"}
+NAMES = {
+    "nn": "NN5",
+    "bow1": "BoW1",
+    "bow5": "BoW5",
+    "tagrank": "TagRank",
+    "tri5": "TRI5",
+    "tri5sem": "TRI5SEM",
+    "tri5-sqrtidf": "TRI5 sqrtIDF",
+}
 
 
 def _peak_mb() -> float:
@@ -62,29 +73,49 @@ def _fmt(values: tuple[float, float, float, float] | None) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--images", required=True, help="folder of the Flickr8K images")
+    parser.add_argument("--images", help="folder of the Flickr8K images (not needed with --evaluate-only)")
     parser.add_argument("--data", default=str(SHARED), help="folder of the Flickr8K distribution files")
     parser.add_argument("--out", help="where the score matrices go (default: a temporary folder)")
     parser.add_argument("--cache-dir", help="visual words and kernels cache (default: inside --out)")
     parser.add_argument("--systems", default="nn,bow1,bow5,tagrank,tri5,tri5sem")
+    parser.add_argument(
+        "--image-decomposition",
+        choices=("exact", "cholesky"),
+        default="exact",
+        help="exact (default) or the round-one incomplete Cholesky factor of 800 pivots",
+    )
+    parser.add_argument(
+        "--evaluate-only", action="store_true", help="no training: print the tables of the matrices already in --out"
+    )
     args = parser.parse_args()
 
     systems = [s for s in args.systems.split(",") if s]
+    if args.evaluate_only and not args.out:
+        parser.error("--evaluate-only needs --out (the folder of an earlier run)")
+    if not args.evaluate_only and not args.images:
+        parser.error("--images is required (unless --evaluate-only)")
     out = Path(args.out or tempfile.mkdtemp(prefix="capeval-rank-systems-"))
     cache = Path(args.cache_dir) if args.cache_dir else out / "cache"
     start = time.perf_counter()
     data = read_flickr8k(args.data)
-    images = list(data.train.images + data.dev.images + data.test.images)
-    features = extract_visual_words(args.images, images, data.train.images, cache_dir=cache)
-    t_features = time.perf_counter() - start
-    manifest = run_systems(data, features, out, systems=systems, grid=KCCAGrid(), cache_dir=cache, log=print)
-    total = time.perf_counter() - start
-    peak = _peak_mb()
+    if args.evaluate_only:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        if manifest["images"] != list(data.test.images):
+            raise SystemExit(f"{out}: the matrices are not for the test split of {args.data}")
+        t_features = total = peak = None
+    else:
+        images = list(data.train.images + data.dev.images + data.test.images)
+        features = extract_visual_words(args.images, images, data.train.images, cache_dir=cache)
+        t_features = time.perf_counter() - start
+        grid = KCCAGrid(image_decomposition=args.image_decomposition)
+        manifest = run_systems(data, features, out, systems=systems, grid=grid, cache_dir=cache, log=print)
+        total = time.perf_counter() - start
+        peak = _peak_mb()
 
     gold = list(blocks(len(data.test.images) * 5, 5))
     print(f"\nFlickr8K test: {len(data.test.images):,} images x {len(gold):,} captions; R@k in %; ties pessimistic")
     header = (
-        f"{'system':8} {'task':10} | {'ours R@1':>8} {'R@5':>5} {'R@10':>5} {'med':>5} | paper  R@1   R@5  R@10   med"
+        f"{'system':12} {'task':10} | {'ours R@1':>8} {'R@5':>5} {'R@10':>5} {'med':>5} | paper  R@1   R@5  R@10   med"
     )
     print(header)
     print("-" * len(header))
@@ -95,7 +126,21 @@ def main() -> int:
             r = evaluate_ranking(scores, gold, task=task)
             results[(system, task)] = (r, scores)
             ours = (100 * r.recall[1], 100 * r.recall[5], 100 * r.recall[10], r.median_rank)
-            print(f"{NAMES.get(system, system):8} {task:10} | {_fmt(ours):>26} | {_fmt(PUBLISHED[system][task])}")
+            paper = _fmt(PUBLISHED.get(system, {}).get(task))
+            print(f"{NAMES.get(system, system):12} {task:10} | {_fmt(ours):>26} | {paper}")
+
+    order = [s for s in ("nn", "bow1", "bow5", "tagrank", "tri5", "tri5sem") if s in systems]
+    print("\nTable 3's ordering NN < BoW1 < BoW5 <= TagRank <= TRI5 < TRI5SEM (R@10 up, median rank down):")
+    for task in ("annotation", "search"):
+        broken = []
+        for a, b in zip(order, order[1:], strict=False):
+            ra, rb = results[(a, task)][0], results[(b, task)][0]
+            if rb.recall[10] < ra.recall[10] or rb.median_rank > ra.median_rank:
+                broken.append(
+                    f"{NAMES[a]} {100 * ra.recall[10]:.1f}/{ra.median_rank:g} -> "
+                    f"{NAMES[b]} {100 * rb.recall[10]:.1f}/{rb.median_rank:g}"
+                )
+        print(f"  {task:10}: " + ("holds" if not broken else "not at " + "; ".join(broken)))
 
     expert = Path(args.data) / "ExpertAnnotations.txt"
     if expert.is_file():
@@ -104,13 +149,13 @@ def main() -> int:
         relevant = binarize(judgments, 3.0)
         print(f"\nS@k and R-precision, image annotation, on the {judged.size} test images with expert judgments")
         print(f"({used:,} judged pairs; relevant: gold or mean expert score >= 3)")
-        print(f"{'system':8} | {'S@1':>5} {'S@5':>5} {'S@10':>5} | R-prec.")
+        print(f"{'system':12} | {'S@1':>5} {'S@5':>5} {'S@10':>5} | R-prec.")
         for system in systems:
             scores = results[(system, "annotation")][1][judged]
             rel = relevant[judged]
             s = [100 * success_at_k(scores, rel, k) for k in (1, 5, 10)]
             rp = 100 * r_precision(scores, rel)[0]
-            print(f"{NAMES.get(system, system):8} | {s[0]:5.1f} {s[1]:5.1f} {s[2]:5.1f} | {rp:6.1f}")
+            print(f"{NAMES.get(system, system):12} | {s[0]:5.1f} {s[1]:5.1f} {s[2]:5.1f} | {rp:6.1f}")
 
     print("\nadjacent systems (McNemar on R@10, randomization test on the median rank, 10,000 trials, seed 0):")
     for a, b in zip(systems, systems[1:], strict=False):
@@ -120,7 +165,9 @@ def main() -> int:
             p = paired_permutation_test(ra.ranks, rb.ranks, statistic="median", n_resamples=10_000, seed=0)
             print(f"  {a} vs {b} {task:10}: McNemar p = {m.p_value:.3g}, median-rank p = {p.p_value:.3g}")
 
-    print(f"\nvisual words: {t_features:.0f} s; total wall time {total:.0f} s; peak memory {peak:,.0f} MB")
+    if t_features is not None:
+        print(f"\nvisual words: {t_features:.0f} s; total wall time {total:.0f} s; peak memory {peak:,.0f} MB")
+    print(f"image kernel: {manifest['grid'].get('image_decomposition', 'cholesky')} decomposition; timings of the run:")
     for name, t in manifest["timings_s"].items():
         print(f"  {name}: {t:.0f} s")
     print(f"matrices and manifest.json in {out}")

@@ -245,6 +245,25 @@ def test_kcca_with_a_nonlinear_kernel_and_the_text_shift() -> None:
         fit_kcca(ex, ey, kappa=0.0)
 
 
+def test_kcca_gram_route_equals_the_thin_svd_tall_and_wide() -> None:
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=(60, 12)), rng.normal(size=(60, 5))
+    y[:, 0] += x[:, 0]
+    for a, b in ((x, y), (y, x)):  # more image than text eigenpairs, then fewer
+        ea, eb = KernelEigen.from_kernel(a @ a.T), KernelEigen.from_kernel(b @ b.T)
+        model = fit_kcca(ea, eb, kappa=0.3, text_shift=0.5)
+        la, lb = ea.values, eb.values + 0.5
+        c = (np.sqrt(la / (la + 0.3))[:, None] * (ea.vectors.T @ eb.vectors)) * np.sqrt(lb / (lb + 0.3))[None, :]
+        p, s, qt = np.linalg.svd(c, full_matrices=False)
+        assert np.allclose(model.correlations, s)
+        signs = np.sign((model.image_weights * np.sqrt(la * la + 0.3 * la)[:, None] * p).sum(axis=0))
+        assert np.allclose(model.image_weights * np.sqrt(la * la + 0.3 * la)[:, None] * signs, p, atol=1e-8)
+        assert np.allclose(model.text_weights * np.sqrt(lb * lb + 0.3 * lb)[:, None] * signs, qt.T, atol=1e-8)
+        short = fit_kcca(ea, eb, kappa=0.3, text_shift=0.5, dims=3)
+        assert np.allclose(model.truncate(3).correlations, short.correlations)
+        assert np.allclose(np.abs(model.truncate(3).image_weights), np.abs(short.image_weights))
+
+
 def test_incomplete_cholesky_factor_matches_the_exact_decomposition() -> None:
     rng = np.random.default_rng(8)
     x = rng.normal(size=(80, 6))
@@ -447,6 +466,11 @@ def test_rank_systems_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureF
     # a second run reads the cached visual words and kernels and writes the same matrices
     assert main(args) == 0
     assert (np.load(out / "bow5.annotation.npy") == ann).all()
+    # the incomplete Cholesky factor of the image kernel (large training sets) runs the same way
+    low = tmp_path / "low"
+    assert main([*args[:6], str(low), *args[7:], "--systems", "bow5", "--image-decomposition", "cholesky"]) == 0
+    assert json.loads((low / "manifest.json").read_text())["grid"]["image_decomposition"] == "cholesky"
+    assert np.load(low / "bow5.search.npy").shape == (8, 40)
 
 
 def test_rank_systems_command_rejects_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -456,5 +480,8 @@ def test_rank_systems_command_rejects_bad_arguments(tmp_path: Path, capsys: pyte
     assert main([*base, "--systems", "nn,kcca9"]) == 2
     assert "unknown system 'kcca9'" in capsys.readouterr().err
     assert main([*base, "--kappas", "0,1"]) == 2
+    with pytest.raises(SystemExit):
+        main([*base, "--image-decomposition", "qr"])
+    assert "invalid choice: 'qr'" in capsys.readouterr().err
     assert main(["rank-systems", "--data", str(tmp_path), "--images", str(tmp_path / "none"), "--out", "o"]) == 2
     assert "image folder not found" in capsys.readouterr().err

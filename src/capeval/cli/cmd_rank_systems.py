@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         dims=tuple(_ints(args.dims, "--dims")),
         image_rank=args.image_rank,
         text_rank=args.text_rank,
+        image_decomposition=args.image_decomposition,
         top_models=args.top_models,
     )
     manifest = run_systems(
@@ -122,7 +123,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--codebook-images", type=int, default=1000, help="training images sampled for k-means")
     parser.add_argument("--kappas", default="0.1,0.3,1,3,10", help="KCCA regularization grid")
     parser.add_argument("--dims", default="16,32,64,128,256,512", help="KCCA dimensions grid")
-    parser.add_argument("--image-rank", type=int, default=800, help="pivots of the image kernels' factors")
+    parser.add_argument(
+        "--image-decomposition",
+        choices=("exact", "cholesky"),
+        default="exact",
+        help="exact: the whole training image kernel, decomposed exactly (default); "
+        "cholesky: an incomplete Cholesky factor of --image-rank pivots (large training sets)",
+    )
+    parser.add_argument(
+        "--image-rank",
+        type=int,
+        default=None,
+        help="eigenpairs kept of each image kernel (default: all; with cholesky: pivots, default 800)",
+    )
     parser.add_argument("--text-rank", type=int, default=1000, help="pivots of the text kernels' factors")
     parser.add_argument("--top-models", type=int, default=15, help="best dev models aggregated by Borda")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice")

@@ -286,6 +286,18 @@ class KCCA:
         out: F64 = self.text.coordinates(kernel_rows) @ self.text_weights[:, :dims]
         return out
 
+    def truncate(self, dims: int) -> KCCA:
+        """The same model keeping its first ``dims`` canonical directions (what ``fit_kcca(dims=...)`` gives)."""
+        d = max(1, min(dims, self.correlations.size))
+        return KCCA(
+            self.correlations[:d],
+            self.image,
+            self.text,
+            self.image_weights[:, :d],
+            self.text_weights[:, :d],
+            self.kappa,
+        )
+
 
 def fit_kcca(
     image: KernelEigen,
@@ -321,11 +333,33 @@ def fit_kcca(
     dy = np.sqrt(ly / (ly + kappa))
     uv = image.vectors.T @ text.vectors if cross is None else cross
     c = (dx[:, None] * uv) * dy[None, :]
-    p, s, qt = np.linalg.svd(c, full_matrices=False)
-    d = s.size if dims is None else max(1, min(dims, s.size))
-    wx = p[:, :d] / np.sqrt(lx * lx + kappa * lx)[:, None]
-    wy = qt[:d].T / np.sqrt(ly * ly + kappa * ly)[:, None]
-    return KCCA(s[:d], image, text, wx, wy, float(kappa))
+    s, p, q = _leading_singular(c, dims)
+    wx = p / np.sqrt(lx * lx + kappa * lx)[:, None]
+    wy = q / np.sqrt(ly * ly + kappa * ly)[:, None]
+    return KCCA(s, image, text, wx, wy, float(kappa))
+
+
+def _leading_singular(c: F64, dims: int | None) -> tuple[F64, F64, F64]:
+    """The ``dims`` largest singular values of ``c`` with their left and right vectors.
+
+    Through the eigendecomposition of the smaller Gram matrix (``c'c`` or ``cc'``), several
+    times faster than a thin SVD for the tall matrices of an exact image kernel (6,000 x 1,000);
+    ``c``'s entries are canonical correlations (at most 1), so squaring them loses nothing of
+    the leading directions. Directions with a zero singular value are dropped.
+    """
+    from scipy.linalg import eigh
+
+    tall = c.shape[0] >= c.shape[1]
+    gram = c.T @ c if tall else c @ c.T
+    n = gram.shape[0]
+    d = n if dims is None else max(1, min(dims, n))
+    values, vectors = eigh(gram, subset_by_index=[n - d, n - 1])
+    values, vectors = values[::-1], vectors[:, ::-1]
+    keep = values > 1e-12 * max(float(values[0]), 1e-300)
+    s = np.sqrt(values[keep])
+    small = vectors[:, keep]
+    other = (c @ small if tall else c.T @ small) / s[None, :]
+    return (s, other, small) if tall else (s, small, other)
 
 
 def cosine_scores(images: Any, texts: Any) -> F64:

@@ -353,6 +353,8 @@ def _soft_ngram_matrix(vocabulary: Vocabulary, n: int, similarity: Any, word_ind
     s = sparse.csr_matrix(similarity)
     grams = list(vocabulary.index)
     size = len(grams)
+    if size == 0:  # no n-gram of this order: the feature matrices have one empty column
+        return sparse.csr_matrix((1, 1))
     # a word outside the similarity's vocabulary matches only itself: give it a private id
     extra: dict[str, int] = {}
     ids = np.empty((size, n), dtype=np.int64)

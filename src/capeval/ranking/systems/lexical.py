@@ -5,9 +5,9 @@
 * :func:`alignment_similarity`: how strongly two words occur in *different* captions of the
   same image (one caption says "dog", another "puppy"): normalized PMI of that cross-caption
   co-occurrence, clipped at 0.
-* :func:`lin_similarity`: Lin's (1998) WordNet similarity, with information content counted
-  on the training captions. Needs a WordNet that can be installed (NLTK's reader with its
-  ``wordnet`` corpus); ``None`` when it is not there.
+* :func:`lin_similarity`: Lin's (1998) WordNet similarity, with SemCor information content
+  (:mod:`capeval.ranking.systems.wordnet`; WordNet 3.0 is read from the user's install, the
+  ``wordnet`` extra); ``None`` when there is none.
 
 :func:`combine_similarities` averages what is available and keeps, for each word, its
 strongest mutual neighbours, giving the sparse matrix ``S`` (unit diagonal) that
@@ -115,49 +115,42 @@ def alignment_similarity(caption_groups: Sequence[Sequence[str]], words: Sequenc
     return sim
 
 
-def lin_similarity(captions: Sequence[str], words: Sequence[str]) -> F64 | None:
-    """Lin's WordNet similarity (best pair of noun or verb senses; IC from the captions), or ``None``.
+def lin_similarity(
+    captions: Sequence[str],
+    words: Sequence[str],
+    *,
+    information_content: str = "semcor",
+    senses: int | None = 3,
+    wordnet: Any = None,
+) -> F64 | None:
+    """Lin's WordNet similarity of ``words`` (best pair of noun or verb senses), or ``None`` without WordNet.
 
-    ``None`` when NLTK or its WordNet corpus cannot be loaded (it is not part of any
-    package capeval depends on). Information content: each word occurrence adds
-    ``1 / number of its senses`` to each of its synsets and their hypernyms (Resnik 1995).
+    WordNet 3.0 is read at run time (:mod:`capeval.ranking.systems.wordnet`: the ``wordnet``
+    extra, or ``$CAPEVAL_WORDNET``); ``None`` when no database is found.
+
+    Args:
+        captions: The training captions (counted only for ``information_content="captions"``).
+        words: The words to relate.
+        information_content: ``semcor`` (WordNet's SemCor sense counts, add-one smoothed) or
+            ``captions`` (each occurrence of a word in ``captions`` spread over its senses).
+        senses: Senses of each part of speech considered per word (WordNet's order), ``None``: all.
+        wordnet: A loaded :class:`~capeval.ranking.systems.wordnet.WordNet` (default: :func:`load_wordnet`).
+
+    Raises:
+        ValueError: on an unknown ``information_content``.
     """
-    try:
-        from nltk.corpus import wordnet as wn  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    from capeval.ranking.systems.wordnet import WordNetNotFound, lin_matrix, load_wordnet
 
-        wn.ensure_loaded()
-    except Exception:  # noqa: BLE001 - any failure to load the optional corpus means "not available"
-        return None
-    counts = Counter(t for c in captions for t in tokenize(c))
-    freq: dict[Any, float] = {}
-    for w, n in counts.items():
-        senses = wn.synsets(w, pos="n") + wn.synsets(w, pos="v")
-        for s in senses:
-            for anc in {s, *s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())}:
-                freq[anc] = freq.get(anc, 0.0) + n / len(senses)
-    roots = float(sum(v for s, v in freq.items() if not s.hypernyms() and not s.instance_hypernyms()))
-    total = max(roots, 1.0)
-
-    def ic(s: Any) -> float:
-        return float(-np.log(max(freq.get(s, 0.0), 1e-9) / total))
-
-    senses = [wn.synsets(w, pos="n")[:3] + wn.synsets(w, pos="v")[:3] for w in words]
-    sim = np.eye(len(words))
-    for i in range(len(words)):
-        for j in range(i + 1, len(words)):
-            best = 0.0
-            for a in senses[i]:
-                for b in senses[j]:
-                    if a.pos() != b.pos():
-                        continue
-                    common = a.lowest_common_hypernyms(b)
-                    if not common:
-                        continue
-                    denom = ic(a) + ic(b)
-                    if denom > 0:
-                        best = max(best, 2.0 * max(ic(c) for c in common) / denom)
-            sim[i, j] = sim[j, i] = min(best, 1.0)
-    return sim
+    if information_content not in ("semcor", "captions"):
+        raise ValueError(f"information_content must be 'semcor' or 'captions', got {information_content!r}")
+    if wordnet is None:
+        try:
+            wordnet = load_wordnet()
+        except WordNetNotFound:
+            return None
+    if information_content == "captions":
+        wordnet = wordnet.with_word_counts(Counter(t for c in captions for t in tokenize(c)))
+    return lin_matrix(wordnet, words, senses=senses)
 
 
 def combine_similarities(matrices: Sequence[F64 | None], *, neighbours: int = 5, threshold: float = 0.2) -> Any:

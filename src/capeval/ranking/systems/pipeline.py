@@ -34,7 +34,7 @@ from capeval.ranking.borda import borda_aggregate
 from capeval.ranking.systems import kernels as K
 from capeval.ranking.systems.data import CAPTIONS_PER_IMAGE, Flickr8K, Split
 from capeval.ranking.systems.image_features import ImageFeatures
-from capeval.ranking.systems.kcca import KernelEigen, cosine_scores, fit_kcca
+from capeval.ranking.systems.kcca import KCCA, KernelEigen, cosine_scores, fit_kcca
 from capeval.ranking.systems.nn import idf_weights, nearest_neighbour_scores
 
 __all__ = [
@@ -89,27 +89,41 @@ class KCCAGrid:
         dims: Numbers of canonical directions used for the cosine.
         image_powers: Elementwise powers of the averaged image kernel.
         text_shifts: Added to the text kernel's diagonal (the "diagonal factor" minus 1).
-        image_rank: Pivots of the image kernels' incomplete Cholesky factors.
+        image_rank: Eigenpairs kept of each powered image kernel (``image_decomposition="exact"``;
+            ``None``: every positive one), or pivots of its incomplete Cholesky factor.
         text_rank: Pivots of the text kernels' incomplete Cholesky factors.
+        image_decomposition: ``exact``: the whole training image kernel is computed once
+            (unpowered, cached) and each power is decomposed exactly; ``cholesky``: a pivoted
+            incomplete Cholesky factor of ``image_rank`` pivots, computed column by column (for
+            training sets too large for an ``n x n`` matrix).
         top_models: Models (best on dev) whose rankings are Borda-aggregated.
         ngram_order: Longest n-gram of the TRI kernels.
         sem_neighbours: Similar words kept per word for TRI-SEM.
         sem_threshold: Smallest lexical similarity kept for TRI-SEM.
         sem_min_count: Training occurrences a word needs to get lexical neighbours.
+        lexical: The lexical similarities averaged for TRI-SEM (``distributional``,
+            ``alignment``, ``lin``); Lin's is left out, and the manifest says so, when no
+            WordNet 3.0 database is installed.
+        lin_information_content: ``semcor`` or ``captions`` (see
+            :func:`~capeval.ranking.systems.lexical.lin_similarity`).
+        lin_senses: Senses per part of speech of each word that Lin's similarity compares.
     """
 
     kappas: tuple[float, ...] = (0.1, 0.3, 1.0, 3.0, 10.0)
     dims: tuple[int, ...] = (16, 32, 64, 128, 256, 512)
     image_powers: tuple[int, ...] = (2, 3)
     text_shifts: tuple[float, ...] = (0.0, 1.0)
-    image_rank: int = 800
+    image_rank: int | None = None
     text_rank: int = 1000
+    image_decomposition: str = "exact"
     top_models: int = 15
     ngram_order: int = 3
     sem_neighbours: int = 5
     sem_threshold: float = 0.2
     sem_min_count: int = 5
     lexical: tuple[str, ...] = field(default=("distributional", "alignment", "lin"))
+    lin_information_content: str = "semcor"
+    lin_senses: int = 3
 
 
 def _documents(split: Split, per_doc: int) -> list[list[str]]:
@@ -161,7 +175,14 @@ def text_kernel_matrices(
             elif name == "alignment":
                 mats.append(lexical.alignment_similarity(_documents(train, CAPTIONS_PER_IMAGE), words))
             elif name == "lin":
-                mats.append(lexical.lin_similarity(all_train_captions, words))
+                mats.append(
+                    lexical.lin_similarity(
+                        all_train_captions,
+                        words,
+                        information_content=grid.lin_information_content,
+                        senses=grid.lin_senses,
+                    )
+                )
             else:
                 raise ValueError(f"unknown lexical similarity {name!r}")
             if mats[-1] is not None:
@@ -265,7 +286,15 @@ def text_kernels_cached(
     """
     spec = TEXT_KERNELS[system]
     target = data.split(evaluate)
-    settings = (asdict(spec), grid.ngram_order, grid.sem_neighbours, grid.sem_threshold, grid.sem_min_count)
+    settings: tuple[Any, ...] = (
+        asdict(spec),
+        grid.ngram_order,
+        grid.sem_neighbours,
+        grid.sem_threshold,
+        grid.sem_min_count,
+    )
+    if spec.kind == "trisem" and "lin" in grid.lexical:
+        settings += (_lin_source(grid),)
     name = f"text-{system}-" + _key(
         settings, grid.lexical, grid.text_rank, data.train.images, data.dev.images, target.images
     )
@@ -285,6 +314,18 @@ def text_kernels_cached(
         _save(cache / f"{name}-target.npy", target_rows)
         (cache / f"{name}.json").write_text(json.dumps(info), encoding="utf-8")
     return eigen, dev_rows, target_rows, info
+
+
+def _lin_source(grid: KCCAGrid) -> str:
+    """What Lin's similarity will be computed from (part of the TRI-SEM cache key)."""
+    from capeval.ranking.systems.wordnet import WordNetNotFound, find_wordnet
+
+    try:
+        folder = find_wordnet()
+    except WordNetNotFound:
+        return "lin: no WordNet"
+    size = (folder / "data.noun").stat().st_size
+    return f"lin: WordNet data.noun {size} bytes, IC {grid.lin_information_content}, {grid.lin_senses} senses"
 
 
 class _ImageSide:
@@ -340,6 +381,8 @@ def run_systems(
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown system {unknown[0]!r}; known: {', '.join(SYSTEMS)}")
+    if grid.image_decomposition not in ("exact", "cholesky"):
+        raise ValueError(f"image_decomposition must be 'exact' or 'cholesky', got {grid.image_decomposition!r}")
     train, dev, target = data.train, data.dev, data.split(evaluate)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -359,34 +402,56 @@ def run_systems(
     }
     image_eigen: dict[int, tuple[KernelEigen, F64, F64]] = {}
 
+    def full_rows(split: str) -> F64:
+        """Unpowered image-kernel rows of a split against every training image (cached)."""
+        rows = {"train": f_train, "dev": f_dev, "target": f_target}[split]
+        return _cached(
+            cache,
+            f"{image_key}-{split}-full",
+            lambda: K.intersection_kernel(rows) if split == "train" else K.intersection_kernel(rows, f_train),
+        )
+
     def image_power(power: int) -> tuple[KernelEigen, F64, F64]:
-        """The image kernel to the ``power``: its factor, dev and evaluated rows against the pivots."""
+        """The image kernel to the ``power``: its decomposition, dev and evaluated rows against its columns."""
         if power not in image_eigen:
             begin = time.perf_counter()
-            name = f"{image_key}-p{power}-r{grid.image_rank}"
-            eigen = _cached_eigen(
-                cache,
-                f"{name}-factor",
-                lambda: KernelEigen.from_columns(
-                    images.diagonal**power, partial(images.column, power=power), grid.image_rank
-                ),
-            )
-            pivots = f_train[eigen.columns]
-            dev_rows = _cached(cache, f"{name}-dev", lambda: K.intersection_kernel(f_dev, pivots) ** power)
-            target_rows = (
-                dev_rows
-                if evaluate == "dev"
-                else _cached(cache, f"{name}-target", lambda: K.intersection_kernel(f_target, pivots) ** power)
-            )
+            if grid.image_decomposition == "exact":
+                name = f"{image_key}-p{power}-exact-r{grid.image_rank or 'all'}"
+                eigen = _cached_eigen(
+                    cache,
+                    name,
+                    lambda: KernelEigen.from_kernel(full_rows("train") ** power, grid.image_rank, method="exact"),
+                )
+                dev_rows = full_rows("dev") ** power
+                target_rows = dev_rows if evaluate == "dev" else full_rows("target") ** power
+            else:
+                name = f"{image_key}-p{power}-r{grid.image_rank or 800}"
+                eigen = _cached_eigen(
+                    cache,
+                    f"{name}-factor",
+                    lambda: KernelEigen.from_columns(
+                        images.diagonal**power, partial(images.column, power=power), grid.image_rank or 800
+                    ),
+                )
+                pivots = f_train[eigen.columns]
+                dev_rows = _cached(cache, f"{name}-dev", lambda: K.intersection_kernel(f_dev, pivots) ** power)
+                target_rows = (
+                    dev_rows
+                    if evaluate == "dev"
+                    else _cached(cache, f"{name}-target", lambda: K.intersection_kernel(f_target, pivots) ** power)
+                )
             image_eigen[power] = (eigen, dev_rows, target_rows)
             timings[f"image kernel p={power}"] = time.perf_counter() - begin
-            say(f"image kernel, power {power}: {eigen.columns.size} pivots, {timings[f'image kernel p={power}']:.1f} s")
+            say(
+                f"image kernel, power {power}: {eigen.values.size} eigenpairs ({grid.image_decomposition}), "
+                f"{timings[f'image kernel p={power}']:.1f} s"
+            )
         return image_eigen[power]
 
     for system in systems:
         start = time.perf_counter()
         if system == "nn":
-            img_target = _cached(cache, f"{image_key}-target-full", lambda: K.intersection_kernel(f_target, f_train))
+            img_target = full_rows("target")
             idf = idf_weights(train.flat_lemmas())
             captions = target.flat_lemmas()
             scores = nearest_neighbour_scores(img_target, train.lemmas, captions, idf)
@@ -399,14 +464,17 @@ def run_systems(
             say(f"{system}: text kernels {time.perf_counter() - start:.1f} s")
             models = []
             dmax = max(grid.dims)
+            # eigen-coordinates do not depend on the KCCA settings: one product per kernel, not per model
+            text_dev_coords = text_eigen.coordinates(text_dev)
             for power in grid.image_powers:
                 ie, img_dev_rows, _ = image_power(power)
+                img_dev_coords = ie.coordinates(img_dev_rows)
                 cross = ie.vectors.T @ text_eigen.vectors
                 settings = [(s, k) for s in grid.text_shifts for k in grid.kappas]
                 for shift, kappa in tqdm(settings, desc=f"{system} KCCA p={power}", disable=not progress, leave=False):
                     model = fit_kcca(ie, text_eigen, kappa=kappa, dims=dmax, text_shift=shift, cross=cross)
-                    pi = model.project_images(img_dev_rows)
-                    pt = model.project_texts(text_dev)
+                    pi = img_dev_coords @ model.image_weights
+                    pt = text_dev_coords @ model.text_weights
                     for d in grid.dims:
                         if d > model.correlations.size:
                             continue
@@ -417,10 +485,20 @@ def run_systems(
             models.sort(key=lambda m: -m["dev"])
             chosen = models[: grid.top_models]
             annotation, search = [], []
+            text_target_coords = text_eigen.coordinates(text_target)
+            img_target_coords: dict[int, F64] = {}
+            fitted: dict[tuple[int, float, float], KCCA] = {}  # models differing only in dims share a fit
             for m in chosen:
                 ie, _, img_target_rows = image_power(m["power"])
-                model = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=m["dims"], text_shift=m["shift"])
-                s = cosine_scores(model.project_images(img_target_rows), model.project_texts(text_target))
+                if m["power"] not in img_target_coords:
+                    img_target_coords[m["power"]] = ie.coordinates(img_target_rows)
+                setting = (m["power"], m["shift"], m["kappa"])
+                if setting not in fitted:
+                    fitted[setting] = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=dmax, text_shift=m["shift"])
+                model = fitted[setting].truncate(m["dims"])
+                s = cosine_scores(
+                    img_target_coords[m["power"]] @ model.image_weights, text_target_coords @ model.text_weights
+                )
                 annotation.append(s)
                 search.append(s.T)
             _, ann_ranks = borda_aggregate(annotation)
