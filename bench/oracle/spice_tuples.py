@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .official import OracleUnavailable, oracle_dir
-from .spice_full import spice_full_dir
+from .spice_full import cached_json_lines, spice_full_dir
 
 __all__ = ["run_graph_tuples", "run_raw_tuples"]
 
@@ -52,19 +52,12 @@ def _run(main_class: str, blob: bytes, kind: str, count: int, timeout: float, *a
     cache = oracle_dir() / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     out_path = cache / f"{kind}-{key}.json"
-    if not out_path.exists():
-        target = spice_full_dir()
-        command = ["java", "-Xmx6G", "-cp", f"{_classpath(target)}{os.pathsep}{classes}", main_class, *args]
-        done = subprocess.run(command, input=blob, check=True, capture_output=True, timeout=timeout)
-        lines = done.stdout.decode("utf-8").splitlines()
-        if len(lines) != count:
-            raise OracleUnavailable(f"{main_class} wrote {len(lines)} lines for {count} inputs")
-        tmp = out_path.with_name(f"{out_path.name}.tmp{os.getpid()}")
-        tmp.write_text("[" + ",\n".join(lines) + "]", encoding="utf-8")
-        os.replace(tmp, out_path)
-    with open(out_path, encoding="utf-8") as fh:
-        result: list[Any] = json.load(fh)
-    return result
+    target = spice_full_dir()
+
+    def command() -> list[str]:
+        return ["java", "-Xmx6G", "-cp", f"{_classpath(target)}{os.pathsep}{classes}", main_class, *args]
+
+    return cached_json_lines(out_path, command, blob, count, timeout)
 
 
 def run_raw_tuples(captions: list[str], *, threads: int = 1, timeout: float = 7200) -> list[dict[str, Any]]:
