@@ -119,3 +119,23 @@ def test_forked_shards_and_a_pickled_copy_equal_in_process(metric: SPICE) -> Non
     np.testing.assert_array_equal(forked.stats, serial.stats)
     assert forked.details == serial.details
     assert str(forked.signature) == str(serial.signature)
+
+
+def test_flickr8k_expert_head_equals_the_official_per_caption() -> None:
+    """The first 300 rows of the Flickr8K-Expert dev table (raw captions, as written) with the
+    official SPICE 1.0 outputs of each row: F and the tuple counts identical."""
+    from pathlib import Path
+
+    from capeval.meta_eval.datasets import load_flickr8k_expert_tsv
+
+    default_grammar()
+    table = load_flickr8k_expert_tsv(
+        Path(__file__).parents[1] / "data" / "meta_eval" / "flickr8k_expert_dev_head300.tsv"
+    )
+    result = SPICE(tokenizer="none", cache=False).score(
+        candidates=list(table.candidates), references=[list(r) for r in table.references]
+    )
+    official = {name: np.asarray(table.columns[name], dtype=float) for name in ("spice_f", "tp", "fp", "fn")}
+    assert len(result.item_scores) == 300
+    assert np.array_equal(np.nan_to_num(result.item_scores), np.nan_to_num(official["spice_f"]))
+    assert np.array_equal(result.stats[:, 4:7], np.stack([official["tp"], official["fp"], official["fn"]], axis=1))
