@@ -108,7 +108,8 @@ class TupleCache:
         return hashlib.sha256((self.fingerprint + "\0" + text).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _connect(self) -> sqlite3.Connection:
-        held: _Held | None = getattr(self._local, "held", None)
+        serial: int | None = getattr(self._local, "serial", None)
+        held = _OPEN.get(serial) if serial is not None else None
         if held is not None and held.pid == os.getpid():
             return held.conn
         # A connection inherited through fork must not be used by the child: open a new one.
@@ -122,11 +123,9 @@ class TupleCache:
             logger.warning("SPICE cache %s is not a valid database (%s); moved to %s", self.path, exc, aside)
             os.replace(self.path, aside)
             conn = self._open()
-        held = _Held(conn)
         serial = next(_SERIAL)
         with _OPEN_LOCK:
-            _OPEN[serial] = held
-        self._local.held = held
+            _OPEN[serial] = _Held(conn)
         self._local.serial = serial
         weakref.finalize(self, _release, serial)
         return conn
@@ -198,6 +197,7 @@ class TupleCache:
 
     def close(self) -> None:
         """Close this thread's connection."""
-        if getattr(self._local, "held", None) is not None:
-            _release(self._local.serial)
-        self._local.held = None
+        serial: int | None = getattr(self._local, "serial", None)
+        if serial is not None:
+            _release(serial)
+        self._local.serial = None

@@ -544,7 +544,12 @@ class HashOrderMap(Generic[K, V]):
             else:
                 mask = self.capacity - 1
                 hash_of = self._hash_of
-                order = sorted(self.entries, key=lambda k: (hash_of(k) ^ (hash_of(k) >> 16)) & mask)
+
+                def bucket(key: K) -> int:
+                    h = hash_of(key)
+                    return (h ^ (h >> 16)) & mask
+
+                order = sorted(self.entries, key=bucket)
             self._order = order
         return order
 
