@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.spice.grammar_fixture import default_grammar
 
 SCRIPTS = Path(__file__).with_name("scripts")
 DEMO = Path(__file__).resolve().parents[2] / "src" / "capeval" / "data" / "coco_demo"
@@ -151,6 +152,7 @@ def _reward_batch(tmp: Path, df: str = "coco-train-idxs", by_image: bool = False
 
 
 def test_eval_loop(tmp_path: Path) -> None:
+    default_grammar()  # COCOEvalCap scores SPICE too, with its exact default parser
     ann, res = _demo_subset(tmp_path, 40)
     out = _run_here("eval_loop.py", str(ann), str(res), str(tmp_path / "out.json"))
     assert out["n_eval_imgs"] == 40 and len(out["per_image"]) == 40
