@@ -148,6 +148,45 @@ def test_trigram_kernel_known_value_and_psd() -> None:
     assert _min_eig(K.ngram_kernel(f, f)) > -1e-9
 
 
+def test_blended_trigram_kernel_known_values_limits_and_psd() -> None:
+    vocabs = [K.Vocabulary() for _ in range(3)]
+    x = K.ngram_features([["a b c"], ["a b d"]], vocabs)
+    # decay 1: shared 2 unigrams + 1 bigram + 0 trigrams over sqrt((3 + 2 + 1)^2) = 3 / 6
+    assert K.blended_ngram_kernel(x, x, 1.0)[0, 1] == pytest.approx(3 / 6)
+    # decay l: (2 l^2 + l^4) / (3 l^2 + 2 l^4 + l^6)
+    lam = 0.5
+    want = (2 * lam**2 + lam**4) / (3 * lam**2 + 2 * lam**4 + lam**6)
+    k = K.blended_ngram_kernel(x, x, lam)
+    assert k[0, 1] == pytest.approx(want) and np.allclose(np.diag(k), 1.0)
+    # a small decay leans on unigrams: the kernel tends to the unigram cosine, 2/3
+    assert K.blended_ngram_kernel(x, x, 1e-3)[0, 1] == pytest.approx(2 / 3, abs=1e-5)
+    # rows against other rows: the same values as the square kernel
+    y = K.ngram_features([["a b d"]], vocabs, grow=False)
+    assert K.blended_ngram_kernel(y, x, lam)[0, 0] == pytest.approx(want)
+    rng = np.random.default_rng(5)
+    words = list("abcdef")
+    docs = [[" ".join(rng.choice(words, 6)), " ".join(rng.choice(words, 3))] for _ in range(20)]
+    vs = [K.Vocabulary() for _ in range(3)]
+    f = K.ngram_features(docs, vs, weighting="idf", df=K.document_frequencies([c for d in docs for c in d], 3))
+    assert _min_eig(K.blended_ngram_kernel(f, f, 0.3)) > -1e-9
+    for bad in (0.0, 1.5, -0.2):
+        with pytest.raises(ValueError, match="decay"):
+            K.blended_ngram_kernel(f, f, bad)
+
+
+def test_tagrank_idf_weighting_scales_each_word() -> None:
+    df = K.document_frequencies(["dog run", "dog sit", "cat run", "a dog"], 1)
+    plain = K.tagrank_features([["dog cat"]], v := K.Vocabulary()).toarray()[0]
+    weighted = K.tagrank_features([["dog cat"]], v, grow=False, weighting="idf", df=df).toarray()[0]
+    dog, cat, width = v.index["dog"], v.index["cat"], len(v)
+    # idf: log(5 / 4) + 1 for dog (3 of 4 captions), log(5 / 2) + 1 for cat (1 of 4)
+    ratio = (np.log(5 / 2) + 1) / (np.log(5 / 4) + 1)
+    for block in range(3):
+        b = block * width
+        assert (weighted[b + cat] / weighted[b + dog]) == pytest.approx(ratio * plain[b + cat] / plain[b + dog])
+    assert np.linalg.norm(weighted) == pytest.approx(1.0)
+
+
 def test_semantic_trigram_kernel_known_value_identity_and_psd() -> None:
     vocabs = [K.Vocabulary() for _ in range(2)]
     x = K.ngram_features([["dog run"], ["puppy run"]], vocabs)
@@ -168,6 +207,31 @@ def test_semantic_trigram_kernel_known_value_identity_and_psd() -> None:
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
     psd = emb @ emb.T
     assert _min_eig(K.semantic_ngram_kernel(f, f, vs, psd, words)) > -1e-8
+
+
+def test_semantic_trigram_kernel_blended() -> None:
+    vocabs = [K.Vocabulary() for _ in range(2)]
+    x = K.ngram_features([["dog run"], ["puppy run"]], vocabs)
+    sim = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    lam = 0.5
+    k = K.semantic_ngram_kernel(x, x, vocabs, sim, ["dog", "puppy", "run"], decay=lam)
+    # unigrams: 0.5 + 1 = 1.5 against self 2; bigrams: 0.5 against self 1
+    assert k[0, 1] == pytest.approx((1.5 * lam**2 + 0.5 * lam**4) / (2 * lam**2 + lam**4))
+    assert np.allclose(np.diag(k), 1.0)
+    rng = np.random.default_rng(6)
+    words = list("abcdefg")
+    docs = [[" ".join(rng.choice(words, 5)), " ".join(rng.choice(words, 4))] for _ in range(15)]
+    vs = [K.Vocabulary() for _ in range(3)]
+    f = K.ngram_features(docs, vs)
+    # identity similarity gives the blended TRI kernel back; a PSD similarity a PSD kernel
+    assert np.allclose(
+        K.semantic_ngram_kernel(f, f, vs, np.eye(3), ["a", "b", "c"], decay=0.3), K.blended_ngram_kernel(f, f, 0.3)
+    )
+    emb = rng.normal(size=(7, 3))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    assert _min_eig(K.semantic_ngram_kernel(f, f, vs, emb @ emb.T, words, decay=0.3)) > -1e-8
+    with pytest.raises(ValueError, match="decay"):
+        K.semantic_ngram_kernel(f, f, vs, np.eye(3), ["a", "b", "c"], decay=2.0)
 
 
 def test_lexical_similarities_from_captions() -> None:
@@ -485,3 +549,35 @@ def test_rank_systems_command_rejects_bad_arguments(tmp_path: Path, capsys: pyte
     assert "invalid choice: 'qr'" in capsys.readouterr().err
     assert main(["rank-systems", "--data", str(tmp_path), "--images", str(tmp_path / "none"), "--out", "o"]) == 2
     assert "image folder not found" in capsys.readouterr().err
+
+
+def test_run_systems_takes_a_new_text_kernel_by_name(tmp_path: Path) -> None:
+    from capeval.ranking.systems import KCCAGrid, extract_visual_words, read_flickr8k, run_systems
+    from capeval.ranking.systems.image_features import VisualWordConfig
+    from capeval.ranking.systems.pipeline import TEXT_KERNELS, TextKernelSpec
+
+    data, images = _write_dataset(tmp_path)
+    d = read_flickr8k(data)
+    ids = list(d.train.images + d.dev.images + d.test.images)
+    config = VisualWordConfig(words={"colour": 4, "texture": 4, "sift": 4}, codebook_images=8, codebook_samples=600)
+    features = extract_visual_words(images, ids, d.train.images, config=config, progress=False)
+    grid = KCCAGrid(kappas=(0.1, 1.0), dims=(2, 4), image_rank=12, text_rank=12, top_models=2)
+    mine = {"tri5-averaged": TextKernelSpec("tri", 5, "none"), "tri5-blend1": TextKernelSpec("tri", 5, "idf", 1.0)}
+    out = tmp_path / "out"
+    manifest = run_systems(
+        d, features, out, systems=["tri5", *mine], grid=grid, progress=False, text_kernels=mine, evaluate="dev"
+    )
+    assert manifest["systems"]["tri5-blend1"]["text_kernel"] == {
+        "kind": "tri",
+        "captions": 5,
+        "weighting": "idf",
+        "decay": 1.0,
+    }
+    assert manifest["systems"]["tri5"]["text_kernel"]["decay"] == TEXT_KERNELS["tri5"].decay
+    assert np.load(out / "tri5-averaged.search.npy").shape == (8, 40)
+    with pytest.raises(ValueError, match="unknown system 'mine'"):
+        run_systems(d, features, out, systems=["mine"], grid=grid, progress=False)
+    with pytest.raises(ValueError, match="nearest-neighbour"):
+        run_systems(
+            d, features, out, systems=["nn"], grid=grid, progress=False, text_kernels={"nn": mine["tri5-averaged"]}
+        )

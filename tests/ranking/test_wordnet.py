@@ -181,7 +181,7 @@ def test_tri5sem_uses_lin_similarity_when_a_wordnet_is_found(tmp_path: Path, mon
     monkeypatch.setenv(W.WORDNET_ENV, str(_write_wordnet(tmp_path / "dict")))
     k, (rows,), info = text_kernel_matrices(spec, train, [query], only_lin)
     assert info["lexical_similarities"] == ["lin"] and info["similarity_pairs"] >= 2  # dog~cat, both ways
-    plain, (plain_rows,), _ = text_kernel_matrices(TEXT_KERNELS["tri5-sqrtidf"], train, [query], only_lin)
+    plain, (plain_rows,), _ = text_kernel_matrices(TEXT_KERNELS["tri5"], train, [query], only_lin)
     assert rows[0, 0] > plain_rows[0, 0]  # "cat run" now matches "dog run" on both words
     assert rows[0, 2] == pytest.approx(plain_rows[0, 2])  # "sun shine" has no related word
     assert np.allclose(k, k.T)

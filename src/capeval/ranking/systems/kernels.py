@@ -10,14 +10,17 @@ captions of a training image taken together:
 
 * :func:`bow_features`: bag of words, weights ``none`` (counts), ``idf`` or ``sqrt-idf``;
 * :func:`tagrank_features`: word presence, absolute and relative rank of each word's first
-  mention (Hwang and Grauman 2012), averaged over a document's captions;
-* :func:`ngram_features` / :func:`ngram_kernel`: the word-trigram kernel TRI, i.e. shared
-  unigrams, bigrams and trigrams inside captions (each order normalized, then averaged),
-  optionally sqrt-IDF weighted;
+  mention (Hwang and Grauman 2012), averaged over a document's captions, optionally IDF
+  weighted;
+* :func:`ngram_features` with :func:`blended_ngram_kernel` or :func:`ngram_kernel`: the
+  word-trigram kernel TRI, i.e. shared unigrams, bigrams and trigrams inside captions,
+  weighted counts (none, IDF or sqrt-IDF). Blended (the default of the systems): the
+  blended spectrum kernel of Shawe-Taylor and Cristianini (2004), order ``n`` weighted by
+  ``decay ** (2 n)``, normalized once; or each order's cosine, averaged;
 * :func:`semantic_ngram_kernel`: TRI with soft matching, an n-gram pair counting
-  ``prod_i S[g_i, h_i]`` for a word similarity ``S`` (TRI-SEM). It is PSD when ``S`` is;
-  a sparsified ``S`` (the default) need not be, which the KCCA's truncated
-  eigendecomposition absorbs (negative directions are dropped).
+  ``prod_i S[g_i, h_i]`` for a word similarity ``S`` (TRI-SEM), blended or averaged the same
+  way. It is PSD when ``S`` is; a sparsified ``S`` (the default) need not be, which the
+  KCCA's truncated eigendecomposition absorbs (negative directions are dropped).
 
 Lexical similarities (:mod:`capeval.ranking.systems.lexical`) supply ``S``.
 """
@@ -38,6 +41,7 @@ __all__ = [
     "PYRAMID_WEIGHTS",
     "WEIGHTINGS",
     "Vocabulary",
+    "blended_ngram_kernel",
     "bow_features",
     "cosine_kernel",
     "document_frequencies",
@@ -267,16 +271,25 @@ def bow_features(
     return _normalize_rows(_sparse_rows(rows, max(len(vocabulary), 1)))
 
 
-def tagrank_features(documents: Sequence[Sequence[str]], vocabulary: Vocabulary, *, grow: bool = True) -> Any:
+def tagrank_features(
+    documents: Sequence[Sequence[str]],
+    vocabulary: Vocabulary,
+    *,
+    grow: bool = True,
+    weighting: str = "none",
+    df: tuple[Mapping[tuple[str, ...], int], int] | None = None,
+) -> Any:
     """TagRank rows: word presence, absolute rank ``1 / log2(1 + p)`` and relative rank ``1 - (p - 1) / n``.
 
     ``p`` is the 1-based position of a word's first mention in a caption of ``n`` tokens; each
-    of the three blocks is averaged over the document's captions and L2-normalized, and the
-    concatenation is scaled by ``1 / sqrt(3)`` (unit norm; the kernel is the mean of the three
-    blocks' cosines).
+    value is multiplied by the word's weight (``weighting``: ``none``, ``idf`` or ``sqrt-idf``
+    over the training captions, ``df``); each of the three blocks is averaged over the
+    document's captions and L2-normalized, and the concatenation is scaled by ``1 / sqrt(3)``
+    (unit norm; the kernel is the mean of the three blocks' cosines).
     """
     from scipy import sparse
 
+    weight = _weight(*(df or ({}, 0)), weighting)
     blocks: list[list[dict[int, float]]] = [[], [], []]
     for doc in documents:
         acc: list[dict[int, float]] = [{}, {}, {}]
@@ -290,8 +303,9 @@ def tagrank_features(documents: Sequence[Sequence[str]], vocabulary: Vocabulary,
                 j = vocabulary.id(t, grow)
                 if j < 0:
                     continue
+                w = weight((t,)) / len(doc)
                 for b, value in enumerate((1.0, 1.0 / math.log2(1 + p), 1.0 - (p - 1) / len(toks))):
-                    acc[b][j] = acc[b].get(j, 0.0) + value / len(doc)
+                    acc[b][j] = acc[b].get(j, 0.0) + w * value
         for b in range(3):
             blocks[b].append(acc[b])
     width = max(len(vocabulary), 1)
@@ -342,8 +356,45 @@ def _as_sparse(m: Any) -> Any:
 
 
 def ngram_kernel(a: Sequence[Any], b: Sequence[Any]) -> F64:
-    """The TRI kernel: the mean over n-gram orders of the cosine between documents' n-gram rows."""
+    """TRI, averaged reading: the mean over n-gram orders of the cosine between documents' n-gram rows."""
     return np.mean([cosine_kernel(x, y) for x, y in zip(a, b, strict=True)], axis=0)
+
+
+def blended_ngram_kernel(a: Sequence[Any], b: Sequence[Any], decay: float) -> F64:
+    """TRI, blended reading: ``k(x, y) = sum_n decay^(2n) x_n . y_n``, normalized to ``k(x, x) = 1``.
+
+    The blended spectrum kernel (Shawe-Taylor and Cristianini 2004, Section 11.3) over words:
+    a shared n-gram counts ``decay ** (2 n)`` times the product of its weights, so a small
+    ``decay`` leans on unigrams and ``decay = 1`` counts every order alike. A normalized
+    linear kernel, hence PSD.
+
+    Args:
+        a, b: :func:`ngram_features` of two document sets (orders 1..N, same vocabularies).
+        decay: The per-word decay, in ``(0, 1]``.
+
+    Example:
+        >>> v = [Vocabulary(), Vocabulary()]
+        >>> f = ngram_features([["a dog run"], ["a dog"]], v)
+        >>> round(float(blended_ngram_kernel(f, f, 1.0)[0, 1]), 4)  # 3 / sqrt(5 * 3)
+        0.7746
+    """
+    if not 0.0 < decay <= 1.0:
+        raise ValueError(f"decay must be in (0, 1], got {decay}")
+    pairs = list(zip(a, b, strict=True))
+    if not pairs:
+        raise ValueError("no n-gram order given")
+    cross = np.zeros((_as_sparse(pairs[0][0]).shape[0], _as_sparse(pairs[0][1]).shape[0]))
+    na = np.zeros(cross.shape[0])
+    nb = np.zeros(cross.shape[1])
+    for n, (x, y) in enumerate(pairs, 1):
+        x, y = _as_sparse(x), _as_sparse(y)
+        w = decay ** (2 * n)
+        cross += w * np.asarray((x @ y.T).toarray(), dtype=np.float64)
+        na += w * np.asarray(x.multiply(x).sum(axis=1), dtype=np.float64).ravel()
+        nb += w * np.asarray(y.multiply(y).sum(axis=1), dtype=np.float64).ravel()
+    da, db = np.sqrt(na), np.sqrt(nb)
+    out: F64 = cross / np.outer(np.where(da > 0, da, 1.0), np.where(db > 0, db, 1.0))
+    return out
 
 
 def _soft_ngram_matrix(vocabulary: Vocabulary, n: int, similarity: Any, word_index: Mapping[str, int]) -> Any:
@@ -398,8 +449,15 @@ def semantic_ngram_kernel(
     vocabularies: Sequence[Vocabulary],
     similarity: Any,
     words: Sequence[str],
+    *,
+    decay: float | None = None,
 ) -> F64:
-    """TRI-SEM: per order, ``k(x, y) = x S_n y^T / sqrt(x S_n x^T * y S_n y^T)``, averaged over orders.
+    """TRI-SEM: soft n-gram matching, ``x S_n y^T`` per order, blended or averaged over orders.
+
+    Per order ``n``, ``k_n(x, y) = x S_n y^T`` with ``S_n[g, h] = prod_i S[g_i, h_i]``. With
+    ``decay`` (the blended reading of :func:`blended_ngram_kernel`) the orders are summed with
+    weights ``decay ** (2 n)`` and the sum is normalized once; without it each order is
+    normalized, ``k_n(x, y) / sqrt(k_n(x, x) k_n(y, y))``, and the orders are averaged.
 
     Args:
         a, b: :func:`ngram_features` of two document sets (same vocabularies).
@@ -407,17 +465,32 @@ def semantic_ngram_kernel(
         similarity: ``(len(words), len(words))`` word similarity with unit diagonal (dense or
             sparse); words outside it match only themselves.
         words: The words of ``similarity``'s rows.
+        decay: Per-word decay in ``(0, 1]`` of the blended reading; ``None``: per-order mean.
     """
+    if decay is not None and not 0.0 < decay <= 1.0:
+        raise ValueError(f"decay must be in (0, 1], got {decay}")
     index = {w: i for i, w in enumerate(words)}
-    out = []
+    parts = []
     for n, (x, y, vocabulary) in enumerate(zip(a, b, vocabularies, strict=True), 1):
         soft = _soft_ngram_matrix(vocabulary, n, similarity, index)
         x = _as_sparse(x)
         y = _as_sparse(y)
         xs = x @ soft
         cross = np.asarray((xs @ y.T).toarray())
-        nx = np.sqrt(np.maximum(np.asarray(xs.multiply(x).sum(axis=1)).ravel(), 0.0))
-        ny = np.sqrt(np.maximum(np.asarray((y @ soft).multiply(y).sum(axis=1)).ravel(), 0.0))
-        denom = np.outer(np.where(nx > 0, nx, 1.0), np.where(ny > 0, ny, 1.0))
-        out.append(cross / denom)
-    return np.mean(out, axis=0)
+        sx = np.maximum(np.asarray(xs.multiply(x).sum(axis=1)).ravel(), 0.0)
+        sy = np.maximum(np.asarray((y @ soft).multiply(y).sum(axis=1)).ravel(), 0.0)
+        parts.append((cross, sx, sy, 1.0 if decay is None else decay ** (2 * n)))
+    if not parts:
+        raise ValueError("no n-gram order given")
+    if decay is None:
+        out = []
+        for cross, sx, sy, _ in parts:
+            nx, ny = np.sqrt(sx), np.sqrt(sy)
+            out.append(cross / np.outer(np.where(nx > 0, nx, 1.0), np.where(ny > 0, ny, 1.0)))
+        mean: F64 = np.mean(out, axis=0)
+        return mean
+    total = sum(w * c for c, _, _, w in parts)
+    nx = np.sqrt(sum(w * sx for _, sx, _, w in parts))
+    ny = np.sqrt(sum(w * sy for _, _, sy, w in parts))
+    blended: F64 = total / np.outer(np.where(nx > 0, nx, 1.0), np.where(ny > 0, ny, 1.0))
+    return blended

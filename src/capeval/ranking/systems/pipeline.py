@@ -40,6 +40,7 @@ from capeval.ranking.systems.nn import idf_weights, nearest_neighbour_scores
 __all__ = [
     "SYSTEMS",
     "TEXT_KERNELS",
+    "TRI_DECAY",
     "KCCAGrid",
     "TextKernelSpec",
     "block_ranks",
@@ -59,22 +60,29 @@ class TextKernelSpec:
     Attributes:
         kind: ``bow``, ``tagrank``, ``tri`` or ``trisem``.
         captions: Captions per training document: 1 (the first caption of each image) or 5.
-        weighting: ``none``, ``idf`` or ``sqrt-idf`` (bag of words and n-grams).
+        weighting: ``none``, ``idf`` or ``sqrt-idf`` (word or n-gram weights, from the
+            training captions).
+        decay: TRI and TRI-SEM: the blended spectrum kernel's per-word decay (order ``n``
+            weighted by ``decay ** (2 n)``, one normalization); ``None``: each order's cosine,
+            averaged.
     """
 
     kind: str
     captions: int
     weighting: str = "none"
+    decay: float | None = None
 
 
+#: The blended TRI kernels' per-word decay, chosen on the dev split (docs/ranking.md).
+TRI_DECAY = 0.3
 #: The text kernels of Table 3 (and the sqrt-IDF TRI of Table 11), by system name.
 TEXT_KERNELS = {
     "bow1": TextKernelSpec("bow", 1, "idf"),
     "bow5": TextKernelSpec("bow", 5, "idf"),
-    "tagrank": TextKernelSpec("tagrank", 5),
-    "tri5": TextKernelSpec("tri", 5, "none"),
-    "tri5-sqrtidf": TextKernelSpec("tri", 5, "sqrt-idf"),
-    "tri5sem": TextKernelSpec("trisem", 5, "sqrt-idf"),
+    "tagrank": TextKernelSpec("tagrank", 5, "idf"),
+    "tri5": TextKernelSpec("tri", 5, "idf", TRI_DECAY),
+    "tri5-sqrtidf": TextKernelSpec("tri", 5, "sqrt-idf", TRI_DECAY),
+    "tri5sem": TextKernelSpec("trisem", 5, "idf", TRI_DECAY),
 }
 #: Every system :func:`run_systems` knows, in Table 3's order (plus the sqrt-IDF TRI5).
 SYSTEMS = ("nn", "bow1", "bow5", "tagrank", "tri5", "tri5sem", "tri5-sqrtidf")
@@ -150,9 +158,10 @@ def text_kernel_matrices(
         ys = [K.bow_features(q, vocab, weighting=spec.weighting, df=df, grow=False) for q in queries]
         return _dense(x @ x.T), [_dense(y @ x.T) for y in ys], info
     if spec.kind == "tagrank":
+        df = K.document_frequencies(all_train_captions, 1)
         vocab = K.Vocabulary()
-        x = K.tagrank_features(docs, vocab)
-        ys = [K.tagrank_features(q, vocab, grow=False) for q in queries]
+        x = K.tagrank_features(docs, vocab, weighting=spec.weighting, df=df)
+        ys = [K.tagrank_features(q, vocab, grow=False, weighting=spec.weighting, df=df) for q in queries]
         return _dense(x @ x.T), [_dense(y @ x.T) for y in ys], info
     if spec.kind in ("tri", "trisem"):
         df = K.document_frequencies(all_train_captions, grid.ngram_order)
@@ -163,7 +172,10 @@ def text_kernel_matrices(
         x = [_widen(m, len(v)) for m, v in zip(x, vocabs, strict=True)]
         ys = [[_widen(m, len(v)) for m, v in zip(y, vocabs, strict=True)] for y in ys]
         if spec.kind == "tri":
-            return K.ngram_kernel(x, x), [K.ngram_kernel(y, x) for y in ys], info
+            if spec.decay is None:
+                return K.ngram_kernel(x, x), [K.ngram_kernel(y, x) for y in ys], info
+            d = spec.decay
+            return K.blended_ngram_kernel(x, x, d), [K.blended_ngram_kernel(y, x, d) for y in ys], info
         from capeval.ranking.systems import lexical
 
         words = lexical.similarity_vocabulary(all_train_captions, grid.sem_min_count)
@@ -189,8 +201,8 @@ def text_kernel_matrices(
                 used.append(name)
         sim = lexical.combine_similarities(mats, neighbours=grid.sem_neighbours, threshold=grid.sem_threshold)
         info.update(lexical_similarities=used, similarity_words=len(words), similarity_pairs=int(sim.nnz - len(words)))
-        train_k = K.semantic_ngram_kernel(x, x, vocabs, sim, words)
-        return train_k, [K.semantic_ngram_kernel(y, x, vocabs, sim, words) for y in ys], info
+        train_k = K.semantic_ngram_kernel(x, x, vocabs, sim, words, decay=spec.decay)
+        return train_k, [K.semantic_ngram_kernel(y, x, vocabs, sim, words, decay=spec.decay) for y in ys], info
     raise ValueError(f"unknown text kernel kind {spec.kind!r}")
 
 
@@ -277,14 +289,19 @@ def _key(*parts: Any) -> str:
 
 
 def text_kernels_cached(
-    system: str, data: Flickr8K, evaluate: str, grid: KCCAGrid, cache: Path | None
+    system: str,
+    data: Flickr8K,
+    evaluate: str,
+    grid: KCCAGrid,
+    cache: Path | None,
+    spec: TextKernelSpec | None = None,
 ) -> tuple[KernelEigen, F64, F64, dict[str, Any]]:
     """A KCCA system's text side: the training kernel's factor, dev and evaluated caption rows, info.
 
     The rows hold kernel values against the factor's pivots only. Cached under ``cache`` by the
-    system's settings and the split image lists.
+    system's settings and the split image lists. ``spec`` defaults to ``TEXT_KERNELS[system]``.
     """
-    spec = TEXT_KERNELS[system]
+    spec = spec or TEXT_KERNELS[system]
     target = data.split(evaluate)
     settings: tuple[Any, ...] = (
         asdict(spec),
@@ -354,6 +371,7 @@ def run_systems(
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
     log: log_progress | None = None,
+    text_kernels: dict[str, TextKernelSpec] | None = None,
 ) -> dict[str, Any]:
     """Train the systems on the training split and rank the ``evaluate`` split; write the matrices.
 
@@ -367,6 +385,8 @@ def run_systems(
         cache_dir: Where kernels are cached between runs (keyed by split sizes and features).
         progress: Show progress bars.
         log: Called with one line per step (default: silent).
+        text_kernels: More KCCA systems, by name (a text kernel to try next to the paper's:
+            ``{"mine": TextKernelSpec("tri", 5, "none", 0.5)}`` with ``systems=["mine"]``).
 
     Returns:
         The manifest (also written as ``manifest.json``).
@@ -378,9 +398,12 @@ def run_systems(
 
     grid = grid or KCCAGrid()
     say = log or (lambda _msg: None)
-    unknown = [s for s in systems if s not in SYSTEMS]
+    specs = {**TEXT_KERNELS, **(text_kernels or {})}
+    if "nn" in (text_kernels or {}):
+        raise ValueError("'nn' is the nearest-neighbour baseline, not a text kernel name")
+    unknown = [s for s in systems if s != "nn" and s not in specs]
     if unknown:
-        raise ValueError(f"unknown system {unknown[0]!r}; known: {', '.join(SYSTEMS)}")
+        raise ValueError(f"unknown system {unknown[0]!r}; known: {', '.join([*SYSTEMS, *(text_kernels or {})])}")
     if grid.image_decomposition not in ("exact", "cholesky"):
         raise ValueError(f"image_decomposition must be 'exact' or 'cholesky', got {grid.image_decomposition!r}")
     train, dev, target = data.train, data.dev, data.split(evaluate)
@@ -459,8 +482,8 @@ def run_systems(
             _save(out / "nn.search.npy", scores)
             manifest["systems"]["nn"] = {"kind": "nearest neighbour (NN5, IDF-weighted F1)"}
         else:
-            spec = TEXT_KERNELS[system]
-            text_eigen, text_dev, text_target, info = text_kernels_cached(system, data, evaluate, grid, cache)
+            spec = specs[system]
+            text_eigen, text_dev, text_target, info = text_kernels_cached(system, data, evaluate, grid, cache, spec)
             say(f"{system}: text kernels {time.perf_counter() - start:.1f} s")
             models = []
             dmax = max(grid.dims)
