@@ -187,51 +187,37 @@ def test_tagrank_idf_weighting_scales_each_word() -> None:
     assert np.linalg.norm(weighted) == pytest.approx(1.0)
 
 
-def test_semantic_trigram_kernel_known_value_identity_and_psd() -> None:
+def test_semantic_trigram_kernel_known_values() -> None:
     vocabs = [K.Vocabulary() for _ in range(2)]
     x = K.ngram_features([["dog run"], ["puppy run"]], vocabs)
     sim = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
     k = K.semantic_ngram_kernel(x, x, vocabs, sim, ["dog", "puppy", "run"])
-    # unigrams: (0.5 + 1) / (sqrt 2 sqrt 2) = 0.75; bigrams: 0.5 * 1 = 0.5
+    # averaged: unigrams (0.5 + 1) / (sqrt 2 sqrt 2) = 0.75; bigrams: 0.5 * 1 = 0.5
     assert k[0, 1] == pytest.approx((0.75 + 0.5) / 2)
     assert np.allclose(np.diag(k), 1.0)
-    # identity similarity gives the TRI kernel back; words outside S match only themselves
+    lam = 0.5
+    k = K.semantic_ngram_kernel(x, x, vocabs, sim, ["dog", "puppy", "run"], decay=lam)
+    # blended: unigrams 0.5 + 1 = 1.5 against self 2; bigrams 0.5 against self 1
+    assert k[0, 1] == pytest.approx((1.5 * lam**2 + 0.5 * lam**4) / (2 * lam**2 + lam**4))
+    assert np.allclose(np.diag(k), 1.0)
+    with pytest.raises(ValueError, match="decay"):
+        K.semantic_ngram_kernel(x, x, vocabs, sim, ["dog", "puppy", "run"], decay=2.0)
+
+
+@pytest.mark.parametrize("decay", [None, 0.3])
+def test_semantic_trigram_kernel_identity_and_psd(decay: float | None) -> None:
     rng = np.random.default_rng(4)
     words = list("abcdefg")
     docs = [[" ".join(rng.choice(words, 5)), " ".join(rng.choice(words, 4))] for _ in range(15)]
     vs = [K.Vocabulary() for _ in range(3)]
     f = K.ngram_features(docs, vs)
-    assert np.allclose(K.semantic_ngram_kernel(f, f, vs, np.eye(3), ["a", "b", "c"]), K.ngram_kernel(f, f))
+    plain = K.ngram_kernel(f, f) if decay is None else K.blended_ngram_kernel(f, f, decay)
+    # identity similarity gives the TRI kernel back; words outside S match only themselves
+    assert np.allclose(K.semantic_ngram_kernel(f, f, vs, np.eye(3), ["a", "b", "c"], decay=decay), plain)
     # a PSD word similarity gives a PSD kernel (Kronecker products of PSD matrices)
     emb = rng.normal(size=(7, 3))
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
-    psd = emb @ emb.T
-    assert _min_eig(K.semantic_ngram_kernel(f, f, vs, psd, words)) > -1e-8
-
-
-def test_semantic_trigram_kernel_blended() -> None:
-    vocabs = [K.Vocabulary() for _ in range(2)]
-    x = K.ngram_features([["dog run"], ["puppy run"]], vocabs)
-    sim = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    lam = 0.5
-    k = K.semantic_ngram_kernel(x, x, vocabs, sim, ["dog", "puppy", "run"], decay=lam)
-    # unigrams: 0.5 + 1 = 1.5 against self 2; bigrams: 0.5 against self 1
-    assert k[0, 1] == pytest.approx((1.5 * lam**2 + 0.5 * lam**4) / (2 * lam**2 + lam**4))
-    assert np.allclose(np.diag(k), 1.0)
-    rng = np.random.default_rng(6)
-    words = list("abcdefg")
-    docs = [[" ".join(rng.choice(words, 5)), " ".join(rng.choice(words, 4))] for _ in range(15)]
-    vs = [K.Vocabulary() for _ in range(3)]
-    f = K.ngram_features(docs, vs)
-    # identity similarity gives the blended TRI kernel back; a PSD similarity a PSD kernel
-    assert np.allclose(
-        K.semantic_ngram_kernel(f, f, vs, np.eye(3), ["a", "b", "c"], decay=0.3), K.blended_ngram_kernel(f, f, 0.3)
-    )
-    emb = rng.normal(size=(7, 3))
-    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
-    assert _min_eig(K.semantic_ngram_kernel(f, f, vs, emb @ emb.T, words, decay=0.3)) > -1e-8
-    with pytest.raises(ValueError, match="decay"):
-        K.semantic_ngram_kernel(f, f, vs, np.eye(3), ["a", "b", "c"], decay=2.0)
+    assert _min_eig(K.semantic_ngram_kernel(f, f, vs, emb @ emb.T, words, decay=decay)) > -1e-8
 
 
 def test_lexical_similarities_from_captions() -> None:
