@@ -68,7 +68,7 @@ def _peak_mb() -> float:
 def _fmt(values: tuple[float, float, float, float] | None) -> str:
     if values is None:
         return f"{'-':>5} {'-':>5} {'-':>5} {'-':>5}"
-    return f"{values[0]:5.1f} {values[1]:5.1f} {values[2]:5.1f} {values[3]:5.0f}"
+    return f"{values[0]:5.1f} {values[1]:5.1f} {values[2]:5.1f} {values[3]:5g}"  # a median may end in .5
 
 
 def main() -> int:
