@@ -6,8 +6,9 @@ images x 5,000 test captions, and prints R@1/5/10 and median rank for image anno
 image search next to the published figures, with the wall time and peak memory of the run
 (visual words and kernels are cached under ``--cache-dir``: a second run reuses them; pass a
 fresh folder to time everything). It also prints S@k and R-precision on the test images with
-expert judgments (relevant: gold captions and mean expert score >= 3) and significance tests
-between systems adjacent in Table 3.
+expert judgments (relevant: gold captions and mean expert score >= 3) and on those with
+CrowdFlower judgments (relevant: at least two thirds of the judges said yes), and significance
+tests between systems adjacent in Table 3.
 
 The images: any folder of the original Flickr8K images, or the 224x224 copies of the public
 repository RlNZLER/Image-Text-Matching (``git clone`` it, then ``git checkout
@@ -36,7 +37,7 @@ import numpy as np
 from capeval.ranking import binarize, evaluate_ranking, r_precision, success_at_k
 from capeval.ranking.io import blocks
 from capeval.ranking.systems import KCCAGrid, extract_visual_words, read_flickr8k, run_systems
-from capeval.ranking.systems.data import read_expert_judgments
+from capeval.ranking.systems.data import read_crowd_judgments, read_expert_judgments
 from capeval.stats import mcnemar, paired_permutation_test
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "flickr8k-raw-dev"
@@ -50,6 +51,11 @@ PUBLISHED: dict[str, dict[str, tuple[float, float, float, float] | None]] = {
     "tri5": {"annotation": (7.1, 17.2, 23.7, 53), "search": None},
     "tri5sem": {"annotation": (8.3, 21.6, 30.3, 34), "search": (7.6, 20.7, 30.1, 38)},
 }
+#: Human judgments of test pairs: file, reader, relevance threshold, the rule in words.
+JUDGMENTS = (
+    ("ExpertAnnotations.txt", read_expert_judgments, 3.0, "mean expert score >= 3"),
+    ("CrowdFlowerAnnotations.txt", read_crowd_judgments, 0.66, "at least 2/3 of the CrowdFlower judges said yes"),
+)
 NAMES = {
     "nn": "NN5",
     "bow1": "BoW1",
@@ -142,13 +148,16 @@ def main() -> int:
                 )
         print(f"  {task:10}: " + ("holds" if not broken else "not at " + "; ".join(broken)))
 
-    expert = Path(args.data) / "ExpertAnnotations.txt"
-    if expert.is_file():
-        judgments, used = read_expert_judgments(expert, data.test.images, data.test.caption_ids)
-        judged = np.flatnonzero((judgments > 0).sum(axis=1) > 5)  # images with judgments beyond their gold
-        relevant = binarize(judgments, 3.0)
-        print(f"\nS@k and R-precision, image annotation, on the {judged.size} test images with expert judgments")
-        print(f"({used:,} judged pairs; relevant: gold or mean expert score >= 3)")
+    for file, read, threshold, rule in JUDGMENTS:
+        path = Path(args.data) / file
+        if not path.is_file():
+            continue
+        judgments, used = read(path, data.test.images, data.test.caption_ids)
+        named = {line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+        judged = np.array([i for i, im in enumerate(data.test.images) if im in named], dtype=np.int64)
+        relevant = binarize(judgments, threshold)
+        print(f"\nS@k and R-precision, image annotation, on the {judged.size} test images judged in {file}")
+        print(f"({used:,} judged pairs; relevant: gold or {rule})")
         print(f"{'system':12} | {'S@1':>5} {'S@5':>5} {'S@10':>5} | R-prec.")
         for system in systems:
             scores = results[(system, "annotation")][1][judged]

@@ -430,11 +430,13 @@ def _write_dataset(root: Path, n_train: int = 16, n_dev: int = 8, n_test: int = 
     test = splits["test"]
     expert = [f"{test[0]}\t{test[-1]}#0\t4\t4\t3", f"{test[0]}\t{test[1 % len(test)]}#2\t1\t1\t1"]
     (data / "ExpertAnnotations.txt").write_text("\n".join(expert) + "\n")
+    crowd = [f"{test[0]}\t{test[-1]}#0\t0.666666666666667\t2\t1", f"{test[0]}\t{test[1 % len(test)]}#2\t0\t0\t3"]
+    (data / "CrowdFlowerAnnotations.txt").write_text("\n".join(crowd) + "\n")
     return data, images
 
 
 def test_flickr8k_reader_and_judgments(tmp_path: Path) -> None:
-    from capeval.ranking.systems import read_expert_judgments, read_flickr8k
+    from capeval.ranking.systems import read_crowd_judgments, read_expert_judgments, read_flickr8k
 
     data, _ = _write_dataset(tmp_path)
     d = read_flickr8k(data)
@@ -443,6 +445,19 @@ def test_flickr8k_reader_and_judgments(tmp_path: Path) -> None:
     j, used = read_expert_judgments(data / "ExpertAnnotations.txt", d.test.images, d.test.caption_ids)
     assert used == 2
     assert j[0, 35] == pytest.approx(11 / 3) and j[0, 7] == 1.0 and j[0, 0] == 4.0 and j[1, 0] == 0.0
+    c, used = read_crowd_judgments(data / "CrowdFlowerAnnotations.txt", d.test.images, d.test.caption_ids)
+    assert used == 2 and c[0, 35] == pytest.approx(2 / 3) and c[0, 7] == 0.0 and c[0, 0] == 1.0 and c[1, 0] == 0.0
+    for bad, message in (
+        ("a.jpg\ta.jpg#0\t0.5\t2\t1\n", "does not match 2 yes and 1 no"),
+        ("a.jpg\ta.jpg#0\tmany\t2\t1\n", "a yes fraction and two vote counts"),
+        ("a.jpg\ta.jpg#0\t1\t1\n", "line 1: expected image, caption id and a yes fraction"),
+    ):
+        (tmp_path / "crowd.txt").write_text(bad)
+        with pytest.raises(ValueError, match=message):
+            read_crowd_judgments(tmp_path / "crowd.txt", d.test.images, d.test.caption_ids)
+    (tmp_path / "expert.txt").write_text("a.jpg\ta.jpg#0\t4\t5\t3\n")
+    with pytest.raises(ValueError, match="expert scores must be 1 to 4"):
+        read_expert_judgments(tmp_path / "expert.txt", d.test.images, d.test.caption_ids)
     (data / "Flickr_8k.devImages.txt").write_text("no_such_image.jpg\n")
     with pytest.raises(ValueError, match="has 0 captions"):
         read_flickr8k(data)
@@ -495,7 +510,8 @@ def test_rank_systems_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureF
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["captions"][:2] == [f"{manifest['images'][0]}#0", f"{manifest['images'][0]}#1"]
     assert len(manifest["systems"]["bow5"]["selected"]) == 3
-    assert manifest["judgments"]["expert_pairs"] == 2
+    assert manifest["judgments"]["expert_pairs"] == 2 and manifest["judgments"]["file"] == "judgments-expert.npy"
+    assert manifest["judgments"]["crowd_pairs"] == 2 and manifest["judgments"]["crowd_file"] == "judgments-crowd.npy"
     for system in ("nn", "bow1", "bow5", "tagrank", "tri5", "tri5sem"):
         for task in ("annotation", "search"):
             m = np.load(out / f"{system}.{task}.npy")
@@ -513,6 +529,8 @@ def test_rank_systems_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureF
     assert set(rows) == {"nn.annotation", "bow5.annotation", "tri5sem.annotation"}
     assert float(rows["bow5.annotation"]["median rank"]) < 20  # chance: about 20 of 40
     assert "S@1" in rows["nn.annotation"]
+    assert main([*rank, "--judgments", str(out / "judgments-crowd.npy"), "--threshold", "0.66"]) == 0
+    assert "S@1" in capsys.readouterr().out
     # a second run reads the cached visual words and kernels and writes the same matrices
     assert main(args) == 0
     assert (np.load(out / "bow5.annotation.npy") == ann).all()

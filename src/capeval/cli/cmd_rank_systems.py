@@ -4,8 +4,9 @@ From the Flickr8K distribution files (captions, lemmatized captions, splits) and
 the images, it extracts visual words (cached), trains the nearest-neighbour baseline and the
 KCCA systems on the training split, selects KCCA models on the dev split and writes, per
 system, ``<system>.annotation.npy`` and ``<system>.search.npy`` (images x captions of the
-evaluated split, five captions per image, image-major) for ``capeval rank``; with the expert
-judgments file present, also ``judgments-expert.npy`` for S@k and R-precision.
+evaluated split, five captions per image, image-major) for ``capeval rank``; with the
+judgment files present, also ``judgments-expert.npy`` (mean expert score) and
+``judgments-crowd.npy`` (CrowdFlower yes fraction) for S@k and R-precision.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     from capeval._cache import cache_root
     from capeval.ranking.systems import SYSTEMS, KCCAGrid, extract_visual_words, read_flickr8k, run_systems
-    from capeval.ranking.systems.data import read_expert_judgments
+    from capeval.ranking.systems.data import read_crowd_judgments, read_expert_judgments
     from capeval.ranking.systems.image_features import VisualWordConfig
 
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -64,14 +65,23 @@ def run(args: argparse.Namespace) -> int:
         log=None if quiet else print,
     )
     out = Path(args.out)
-    expert = Path(args.data) / "ExpertAnnotations.txt"
-    if expert.is_file():
-        split = data.split(args.evaluate)
-        judgments, used = read_expert_judgments(expert, split.images, split.caption_ids)
+    split = data.split(args.evaluate)
+    for kind, file, read in (
+        ("expert", "ExpertAnnotations.txt", read_expert_judgments),
+        ("crowd", "CrowdFlowerAnnotations.txt", read_crowd_judgments),
+    ):
+        if not (Path(args.data) / file).is_file():
+            continue
+        judgments, used = read(Path(args.data) / file, split.images, split.caption_ids)
         if used:
-            np.save(out / "judgments-expert.npy", judgments)
-            manifest["judgments"] = {"file": "judgments-expert.npy", "expert_pairs": used}
-            (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+            np.save(out / f"judgments-{kind}.npy", judgments)
+            # expert: "file" and "expert_pairs" as before; crowd: "crowd_file" and "crowd_pairs"
+            prefix = "" if kind == "expert" else "crowd_"
+            manifest.setdefault("judgments", {}).update(
+                {f"{prefix}file": f"judgments-{kind}.npy", f"{kind}_pairs": used}
+            )
+    if "judgments" in manifest:
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     if not quiet:
         print(f"wrote {len(systems)} systems to {out} (manifest.json lists the files); evaluate with:")
         print(f"  capeval rank --task annotation --captions-per-image 5 --scores {out}/*.annotation.npy")

@@ -17,7 +17,7 @@ Install the extra ``capeval[ranking]`` (OpenCV, SciPy). Nothing here is imported
 
 from __future__ import annotations
 
-from capeval.ranking.systems.data import Flickr8K, Split, read_expert_judgments, read_flickr8k
+from capeval.ranking.systems.data import Flickr8K, Split, read_crowd_judgments, read_expert_judgments, read_flickr8k
 from capeval.ranking.systems.image_features import ImageFeatures, VisualWordConfig, extract_visual_words
 from capeval.ranking.systems.kcca import KCCA, KernelEigen, cosine_scores, fit_kcca
 from capeval.ranking.systems.nn import idf_f1, nearest_neighbour_scores
@@ -38,6 +38,7 @@ __all__ = [
     "fit_kcca",
     "idf_f1",
     "nearest_neighbour_scores",
+    "read_crowd_judgments",
     "read_expert_judgments",
     "read_flickr8k",
     "run_systems",

@@ -8,14 +8,22 @@ The files are the authors' own (``Flickr8k.token.txt``, ``Flickr8k.lemma.token.t
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Flickr8K", "Split", "read_captions", "read_expert_judgments", "read_flickr8k", "read_split"]
+__all__ = [
+    "Flickr8K",
+    "Split",
+    "read_captions",
+    "read_crowd_judgments",
+    "read_expert_judgments",
+    "read_flickr8k",
+    "read_split",
+]
 
 PathLike = str | os.PathLike[str]
 #: Captions per image in Flickr8K.
@@ -137,7 +145,7 @@ def read_expert_judgments(
     """Mean expert score (1-4) of every judged (image, caption) pair of a split; 0 where unjudged.
 
     The gold pairs (a caption written for the image) are set to 4 (they describe it), as
-    Hodosh et al. count them relevant.
+    Hodosh et al. count them relevant; relevant: a mean of at least 3.
 
     Returns:
         ``(matrix (n_images, n_captions), number of judged pairs inside the split)``.
@@ -145,6 +153,57 @@ def read_expert_judgments(
     Raises:
         ValueError: on a malformed line (naming it).
     """
+
+    def expert(where: str, values: list[str]) -> float:
+        try:
+            scores = [float(v) for v in values]
+        except ValueError:
+            raise ValueError(f"{where}: scores are not numbers") from None
+        if any(not 1.0 <= v <= 4.0 for v in scores):
+            raise ValueError(f"{where}: expert scores must be 1 to 4, got {' '.join(values)}")
+        return float(np.mean(scores))
+
+    return _read_judgments(path, images, caption_ids, "three scores", expert, gold=4.0)
+
+
+def read_crowd_judgments(
+    path: PathLike, images: Sequence[str], caption_ids: Sequence[str]
+) -> tuple[npt.NDArray[np.float64], int]:
+    """CrowdFlower "yes" fraction of every judged (image, caption) pair of a split; 0 where unjudged.
+
+    ``CrowdFlowerAnnotations.txt`` lines: image, caption id, yes fraction, yes votes, no votes.
+    The gold pairs are set to 1; Hodosh et al. count a pair relevant when at least two thirds
+    of its judges said yes (``capeval rank --threshold 0.66``).
+
+    Returns:
+        ``(matrix (n_images, n_captions), number of judged pairs inside the split)``.
+
+    Raises:
+        ValueError: on a malformed line, or a fraction that disagrees with its votes (naming it).
+    """
+
+    def crowd(where: str, values: list[str]) -> float:
+        try:
+            fraction, yes, no = float(values[0]), int(values[1]), int(values[2])
+        except ValueError:
+            raise ValueError(f"{where}: expected a yes fraction and two vote counts") from None
+        if yes < 0 or no < 0 or yes + no == 0 or abs(fraction - yes / (yes + no)) > 1e-6:
+            raise ValueError(f"{where}: yes fraction {values[0]} does not match {yes} yes and {no} no votes")
+        return fraction
+
+    return _read_judgments(path, images, caption_ids, "a yes fraction and two vote counts", crowd, gold=1.0)
+
+
+def _read_judgments(
+    path: PathLike,
+    images: Sequence[str],
+    caption_ids: Sequence[str],
+    what: str,
+    parse: Callable[[str, list[str]], float],
+    *,
+    gold: float,
+) -> tuple[npt.NDArray[np.float64], int]:
+    """The judgment matrix of a split from ``image caption-id v1 v2 v3`` lines (gold pairs = ``gold``)."""
     where = os.fspath(path)
     rows = {im: i for i, im in enumerate(images)}
     cols = {c: j for j, c in enumerate(caption_ids)}
@@ -152,7 +211,7 @@ def read_expert_judgments(
     for c, j in cols.items():
         i = rows.get(c.partition("#")[0])
         if i is not None:
-            out[i, j] = 4.0
+            out[i, j] = gold
     used = 0
     with open(path, encoding="utf-8") as handle:
         for n, line in enumerate(handle, 1):
@@ -160,15 +219,12 @@ def read_expert_judgments(
             if not parts:
                 continue
             if len(parts) != 5:
-                raise ValueError(f"{where}, line {n}: expected image, caption id and three scores")
-            try:
-                score = float(np.mean([float(p) for p in parts[2:]]))
-            except ValueError:
-                raise ValueError(f"{where}, line {n}: scores are not numbers") from None
+                raise ValueError(f"{where}, line {n}: expected image, caption id and {what}")
+            value = parse(f"{where}, line {n}", parts[2:])
             row, col = rows.get(parts[0]), cols.get(parts[1])
             if row is None or col is None:
                 continue
             if parts[1].partition("#")[0] != parts[0]:
-                out[row, col] = score
+                out[row, col] = value
             used += 1
     return out, used
