@@ -585,3 +585,22 @@ def test_run_systems_takes_a_new_text_kernel_by_name(tmp_path: Path) -> None:
         run_systems(
             d, features, out, systems=["nn"], grid=grid, progress=False, text_kernels={"nn": mine["tri5-averaged"]}
         )
+
+
+def test_dev_and_test_runs_share_the_training_image_decompositions(tmp_path: Path) -> None:
+    from capeval.ranking.systems import KCCAGrid, extract_visual_words, read_flickr8k, run_systems
+    from capeval.ranking.systems.image_features import VisualWordConfig
+
+    data, images = _write_dataset(tmp_path)
+    d = read_flickr8k(data)
+    ids = list(d.train.images + d.dev.images + d.test.images)
+    config = VisualWordConfig(words={"colour": 4, "texture": 4, "sift": 4}, codebook_images=8, codebook_samples=600)
+    features = extract_visual_words(images, ids, d.train.images, config=config, progress=False)
+    grid = KCCAGrid(kappas=(1.0,), dims=(2,), image_powers=(2,), text_shifts=(0.0,), top_models=1)
+    cache = tmp_path / "cache"
+    for split in ("test", "dev"):
+        run_systems(d, features, tmp_path / split, systems=["bow5"], evaluate=split, grid=grid, cache_dir=cache)
+    kernels = sorted(p.name for p in (cache / "kernels").iterdir())
+    assert len([k for k in kernels if "-p2-exact-" in k]) == 1  # decomposed once for both runs
+    assert len([k for k in kernels if k.endswith("-train-full.npy")]) == 1
+    assert len([k for k in kernels if k.endswith("-rows-full.npy")]) == 2  # the dev and the test rows

@@ -410,7 +410,13 @@ def run_systems(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(cache_dir) / "kernels" if cache_dir is not None else None
-    image_key = "image-" + _key(features.config.fingerprint(), train.images, dev.images, target.images)
+    # the training kernel and its decompositions depend on the training images only; a split's
+    # rows on that split too (a dev-only run reuses a test run's training decompositions)
+    fingerprint = features.config.fingerprint()
+    image_key = "image-" + _key(fingerprint, train.images)
+    row_keys = {
+        name: "image-" + _key(fingerprint, train.images, s.images) for name, s in (("dev", dev), ("target", target))
+    }
     f_train, f_dev, f_target = (K.image_feature_matrix(features.subset(s.images)) for s in (train, dev, target))
     images = _ImageSide(f_train)
     timings: dict[str, float] = {}
@@ -430,7 +436,7 @@ def run_systems(
         rows = {"train": f_train, "dev": f_dev, "target": f_target}[split]
         return _cached(
             cache,
-            f"{image_key}-{split}-full",
+            f"{image_key}-train-full" if split == "train" else f"{row_keys[split]}-rows-full",
             lambda: K.intersection_kernel(rows) if split == "train" else K.intersection_kernel(rows, f_train),
         )
 
@@ -457,11 +463,16 @@ def run_systems(
                     ),
                 )
                 pivots = f_train[eigen.columns]
-                dev_rows = _cached(cache, f"{name}-dev", lambda: K.intersection_kernel(f_dev, pivots) ** power)
+                rows_name = f"-p{power}-r{grid.image_rank or 800}-rows"
+                dev_rows = _cached(
+                    cache, row_keys["dev"] + rows_name, lambda: K.intersection_kernel(f_dev, pivots) ** power
+                )
                 target_rows = (
                     dev_rows
                     if evaluate == "dev"
-                    else _cached(cache, f"{name}-target", lambda: K.intersection_kernel(f_target, pivots) ** power)
+                    else _cached(
+                        cache, row_keys["target"] + rows_name, lambda: K.intersection_kernel(f_target, pivots) ** power
+                    )
                 )
             image_eigen[power] = (eigen, dev_rows, target_rows)
             timings[f"image kernel p={power}"] = time.perf_counter() - begin
