@@ -12,6 +12,7 @@ import io
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -555,16 +556,24 @@ def test_rank_systems_command_rejects_bad_arguments(tmp_path: Path, capsys: pyte
     assert "image folder not found" in capsys.readouterr().err
 
 
-def test_run_systems_takes_a_new_text_kernel_by_name(tmp_path: Path) -> None:
-    from capeval.ranking.systems import KCCAGrid, extract_visual_words, read_flickr8k, run_systems
+def _tiny_dataset_features(tmp_path: Path) -> tuple[Any, Any]:
+    """The synthetic dataset's splits and visual words (codebooks of 4 words)."""
+    from capeval.ranking.systems import extract_visual_words, read_flickr8k
     from capeval.ranking.systems.image_features import VisualWordConfig
-    from capeval.ranking.systems.pipeline import TEXT_KERNELS, TextKernelSpec
 
     data, images = _write_dataset(tmp_path)
     d = read_flickr8k(data)
     ids = list(d.train.images + d.dev.images + d.test.images)
     config = VisualWordConfig(words={"colour": 4, "texture": 4, "sift": 4}, codebook_images=8, codebook_samples=600)
     features = extract_visual_words(images, ids, d.train.images, config=config, progress=False)
+    return d, features
+
+
+def test_run_systems_takes_a_new_text_kernel_by_name(tmp_path: Path) -> None:
+    from capeval.ranking.systems import KCCAGrid, run_systems
+    from capeval.ranking.systems.pipeline import TEXT_KERNELS, TextKernelSpec
+
+    d, features = _tiny_dataset_features(tmp_path)
     grid = KCCAGrid(kappas=(0.1, 1.0), dims=(2, 4), image_rank=12, text_rank=12, top_models=2)
     mine = {"tri5-averaged": TextKernelSpec("tri", 5, "none"), "tri5-blend1": TextKernelSpec("tri", 5, "idf", 1.0)}
     out = tmp_path / "out"
@@ -588,14 +597,9 @@ def test_run_systems_takes_a_new_text_kernel_by_name(tmp_path: Path) -> None:
 
 
 def test_dev_and_test_runs_share_the_training_image_decompositions(tmp_path: Path) -> None:
-    from capeval.ranking.systems import KCCAGrid, extract_visual_words, read_flickr8k, run_systems
-    from capeval.ranking.systems.image_features import VisualWordConfig
+    from capeval.ranking.systems import KCCAGrid, run_systems
 
-    data, images = _write_dataset(tmp_path)
-    d = read_flickr8k(data)
-    ids = list(d.train.images + d.dev.images + d.test.images)
-    config = VisualWordConfig(words={"colour": 4, "texture": 4, "sift": 4}, codebook_images=8, codebook_samples=600)
-    features = extract_visual_words(images, ids, d.train.images, config=config, progress=False)
+    d, features = _tiny_dataset_features(tmp_path)
     grid = KCCAGrid(kappas=(1.0,), dims=(2,), image_powers=(2,), text_shifts=(0.0,), top_models=1)
     cache = tmp_path / "cache"
     for split in ("test", "dev"):
