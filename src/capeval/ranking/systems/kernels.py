@@ -378,23 +378,49 @@ def blended_ngram_kernel(a: Sequence[Any], b: Sequence[Any], decay: float) -> F6
         >>> round(float(blended_ngram_kernel(f, f, 1.0)[0, 1]), 4)  # 3 / sqrt(5 * 3)
         0.7746
     """
-    if not 0.0 < decay <= 1.0:
-        raise ValueError(f"decay must be in (0, 1], got {decay}")
-    pairs = list(zip(a, b, strict=True))
-    if not pairs:
-        raise ValueError("no n-gram order given")
-    cross = np.zeros((_as_sparse(pairs[0][0]).shape[0], _as_sparse(pairs[0][1]).shape[0]))
-    na = np.zeros(cross.shape[0])
-    nb = np.zeros(cross.shape[1])
-    for n, (x, y) in enumerate(pairs, 1):
+    _check_decay(decay)
+    parts = []
+    for x, y in zip(a, b, strict=True):
         x, y = _as_sparse(x), _as_sparse(y)
+        cross = np.asarray((x @ y.T).toarray(), dtype=np.float64)
+        parts.append((cross, _row_dots(x, x), _row_dots(y, y)))
+    return _combine_orders(parts, decay)
+
+
+def _check_decay(decay: float | None) -> None:
+    if decay is not None and not 0.0 < decay <= 1.0:
+        raise ValueError(f"decay must be in (0, 1], got {decay}")
+
+
+def _row_dots(a: Any, b: Any) -> F64:
+    """``a_i . b_i`` per row of two sparse matrices (clipped at 0: a kernel's self-similarity)."""
+    return np.maximum(np.asarray(a.multiply(b).sum(axis=1), dtype=np.float64).ravel(), 0.0)
+
+
+def _combine_orders(parts: Sequence[tuple[F64, F64, F64]], decay: float | None) -> F64:
+    """One kernel from per-order ``(cross products, left self-products, right self-products)``.
+
+    ``decay``: the orders summed with weights ``decay ** (2 n)`` and the sum normalized once
+    (blended); ``None``: each order normalized and the orders averaged.
+    """
+    if not parts:
+        raise ValueError("no n-gram order given")
+
+    def normalized(cross: F64, sa: F64, sb: F64) -> F64:
+        da, db = np.sqrt(sa), np.sqrt(sb)
+        out: F64 = cross / np.outer(np.where(da > 0, da, 1.0), np.where(db > 0, db, 1.0))
+        return out
+
+    if decay is None:
+        mean: F64 = np.mean([normalized(*part) for part in parts], axis=0)
+        return mean
+    cross, sa, sb = (np.zeros_like(m) for m in parts[0])
+    for n, (c, a, b) in enumerate(parts, 1):
         w = decay ** (2 * n)
-        cross += w * np.asarray((x @ y.T).toarray(), dtype=np.float64)
-        na += w * np.asarray(x.multiply(x).sum(axis=1), dtype=np.float64).ravel()
-        nb += w * np.asarray(y.multiply(y).sum(axis=1), dtype=np.float64).ravel()
-    da, db = np.sqrt(na), np.sqrt(nb)
-    out: F64 = cross / np.outer(np.where(da > 0, da, 1.0), np.where(db > 0, db, 1.0))
-    return out
+        cross += w * c
+        sa += w * a
+        sb += w * b
+    return normalized(cross, sa, sb)
 
 
 def _soft_ngram_matrix(vocabulary: Vocabulary, n: int, similarity: Any, word_index: Mapping[str, int]) -> Any:
@@ -467,8 +493,7 @@ def semantic_ngram_kernel(
         words: The words of ``similarity``'s rows.
         decay: Per-word decay in ``(0, 1]`` of the blended reading; ``None``: per-order mean.
     """
-    if decay is not None and not 0.0 < decay <= 1.0:
-        raise ValueError(f"decay must be in (0, 1], got {decay}")
+    _check_decay(decay)
     index = {w: i for i, w in enumerate(words)}
     parts = []
     for n, (x, y, vocabulary) in enumerate(zip(a, b, vocabularies, strict=True), 1):
@@ -477,20 +502,5 @@ def semantic_ngram_kernel(
         y = _as_sparse(y)
         xs = x @ soft
         cross = np.asarray((xs @ y.T).toarray())
-        sx = np.maximum(np.asarray(xs.multiply(x).sum(axis=1)).ravel(), 0.0)
-        sy = np.maximum(np.asarray((y @ soft).multiply(y).sum(axis=1)).ravel(), 0.0)
-        parts.append((cross, sx, sy, 1.0 if decay is None else decay ** (2 * n)))
-    if not parts:
-        raise ValueError("no n-gram order given")
-    if decay is None:
-        out = []
-        for cross, sx, sy, _ in parts:
-            nx, ny = np.sqrt(sx), np.sqrt(sy)
-            out.append(cross / np.outer(np.where(nx > 0, nx, 1.0), np.where(ny > 0, ny, 1.0)))
-        mean: F64 = np.mean(out, axis=0)
-        return mean
-    total = sum(w * c for c, _, _, w in parts)
-    nx = np.sqrt(sum(w * sx for _, sx, _, w in parts))
-    ny = np.sqrt(sum(w * sy for _, _, sy, w in parts))
-    blended: F64 = total / np.outer(np.where(nx > 0, nx, 1.0), np.where(ny > 0, ny, 1.0))
-    return blended
+        parts.append((cross, _row_dots(xs, x), _row_dots(y @ soft, y)))
+    return _combine_orders(parts, decay)
