@@ -37,7 +37,7 @@ import numpy as np
 from capeval.ranking import binarize, evaluate_ranking, r_precision, success_at_k
 from capeval.ranking.io import blocks
 from capeval.ranking.systems import KCCAGrid, extract_visual_words, read_flickr8k, run_systems
-from capeval.ranking.systems.data import read_crowd_judgments, read_expert_judgments
+from capeval.ranking.systems.data import JUDGMENT_FILES
 from capeval.stats import mcnemar, paired_permutation_test
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "flickr8k-raw-dev"
@@ -51,11 +51,6 @@ PUBLISHED: dict[str, dict[str, tuple[float, float, float, float] | None]] = {
     "tri5": {"annotation": (7.1, 17.2, 23.7, 53), "search": None},
     "tri5sem": {"annotation": (8.3, 21.6, 30.3, 34), "search": (7.6, 20.7, 30.1, 38)},
 }
-#: Human judgments of test pairs: file, reader, relevance threshold, the rule in words.
-JUDGMENTS = (
-    ("ExpertAnnotations.txt", read_expert_judgments, 3.0, "mean expert score >= 3"),
-    ("CrowdFlowerAnnotations.txt", read_crowd_judgments, 0.66, "at least 2/3 of the CrowdFlower judges said yes"),
-)
 NAMES = {
     "nn": "NN5",
     "bow1": "BoW1",
@@ -148,16 +143,16 @@ def main() -> int:
                 )
         print(f"  {task:10}: " + ("holds" if not broken else "not at " + "; ".join(broken)))
 
-    for file, read, threshold, rule in JUDGMENTS:
-        path = Path(args.data) / file
+    for source in JUDGMENT_FILES:
+        path = Path(args.data) / source.file
         if not path.is_file():
             continue
-        judgments, used = read(path, data.test.images, data.test.caption_ids)
+        judgments, used = source.read(path, data.test.images, data.test.caption_ids)
         named = {line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
         judged = np.array([i for i, im in enumerate(data.test.images) if im in named], dtype=np.int64)
-        relevant = binarize(judgments, threshold)
-        print(f"\nS@k and R-precision, image annotation, on the {judged.size} test images judged in {file}")
-        print(f"({used:,} judged pairs; relevant: gold or {rule})")
+        relevant = binarize(judgments, source.threshold)
+        print(f"\nS@k and R-precision, image annotation, on the {judged.size} test images judged in {source.file}")
+        print(f"({used:,} judged pairs; relevant: gold or {source.rule})")
         print(f"{'system':12} | {'S@1':>5} {'S@5':>5} {'S@10':>5} | R-prec.")
         for system in systems:
             scores = results[(system, "annotation")][1][judged]

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     from capeval._cache import cache_root
     from capeval.ranking.systems import SYSTEMS, KCCAGrid, extract_visual_words, read_flickr8k, run_systems
-    from capeval.ranking.systems.data import read_crowd_judgments, read_expert_judgments
+    from capeval.ranking.systems.data import JUDGMENT_FILES
     from capeval.ranking.systems.image_features import VisualWordConfig
 
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -66,19 +66,17 @@ def run(args: argparse.Namespace) -> int:
     )
     out = Path(args.out)
     split = data.split(args.evaluate)
-    for kind, file, read in (
-        ("expert", "ExpertAnnotations.txt", read_expert_judgments),
-        ("crowd", "CrowdFlowerAnnotations.txt", read_crowd_judgments),
-    ):
-        if not (Path(args.data) / file).is_file():
+    for source in JUDGMENT_FILES:
+        path = Path(args.data) / source.file
+        if not path.is_file():
             continue
-        judgments, used = read(Path(args.data) / file, split.images, split.caption_ids)
+        judgments, used = source.read(path, split.images, split.caption_ids)
         if used:
-            np.save(out / f"judgments-{kind}.npy", judgments)
+            np.save(out / f"judgments-{source.kind}.npy", judgments)
             # expert: "file" and "expert_pairs" as before; crowd: "crowd_file" and "crowd_pairs"
-            prefix = "" if kind == "expert" else "crowd_"
+            prefix = "" if source.kind == "expert" else f"{source.kind}_"
             manifest.setdefault("judgments", {}).update(
-                {f"{prefix}file": f"judgments-{kind}.npy", f"{kind}_pairs": used}
+                {f"{prefix}file": f"judgments-{source.kind}.npy", f"{source.kind}_pairs": used}
             )
     if "judgments" in manifest:
         (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")

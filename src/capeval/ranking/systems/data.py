@@ -18,6 +18,8 @@ import numpy.typing as npt
 __all__ = [
     "Flickr8K",
     "Split",
+    "JUDGMENT_FILES",
+    "JudgmentFile",
     "read_captions",
     "read_crowd_judgments",
     "read_expert_judgments",
@@ -228,3 +230,35 @@ def _read_judgments(
                 out[row, col] = value
             used += 1
     return out, used
+
+
+@dataclass(frozen=True)
+class JudgmentFile:
+    """One of the distribution's human-judgment files and how its judgments become relevance.
+
+    Attributes:
+        kind: ``expert`` or ``crowd`` (``judgments-<kind>.npy`` in a ``rank-systems`` folder).
+        file: The distribution's file name.
+        read: Its reader (``path, images, caption ids -> (matrix, judged pairs)``).
+        threshold: The value from which a pair counts as relevant (``capeval rank --threshold``).
+        rule: That rule in words.
+    """
+
+    kind: str
+    file: str
+    read: Callable[[PathLike, Sequence[str], Sequence[str]], tuple[npt.NDArray[np.float64], int]]
+    threshold: float
+    rule: str
+
+
+#: The judgment files of Flickr8K, as Hodosh et al. (2013) turn them into relevance.
+JUDGMENT_FILES = (
+    JudgmentFile("expert", "ExpertAnnotations.txt", read_expert_judgments, 3.0, "mean expert score >= 3"),
+    JudgmentFile(
+        "crowd",
+        "CrowdFlowerAnnotations.txt",
+        read_crowd_judgments,
+        0.66,
+        "at least 2/3 of the CrowdFlower judges said yes",
+    ),
+)
