@@ -500,10 +500,11 @@ def run_systems(
             dmax = max(grid.dims)
             # eigen-coordinates do not depend on the KCCA settings: one product per kernel, not per model
             text_dev_coords = text_eigen.coordinates(text_dev)
+            crosses: dict[int, F64] = {}  # per power: the eigenvector products every fit of it shares
             for power in grid.image_powers:
                 ie, img_dev_rows, _ = image_power(power)
                 img_dev_coords = ie.coordinates(img_dev_rows)
-                cross = ie.vectors.T @ text_eigen.vectors
+                cross = crosses[power] = ie.vectors.T @ text_eigen.vectors
                 settings = [(s, k) for s in grid.text_shifts for k in grid.kappas]
                 for shift, kappa in tqdm(settings, desc=f"{system} KCCA p={power}", disable=not progress, leave=False):
                     model = fit_kcca(ie, text_eigen, kappa=kappa, dims=dmax, text_shift=shift, cross=cross)
@@ -528,7 +529,9 @@ def run_systems(
                     img_target_coords[m["power"]] = ie.coordinates(img_target_rows)
                 setting = (m["power"], m["shift"], m["kappa"])
                 if setting not in fitted:
-                    fitted[setting] = fit_kcca(ie, text_eigen, kappa=m["kappa"], dims=dmax, text_shift=m["shift"])
+                    fitted[setting] = fit_kcca(
+                        ie, text_eigen, kappa=m["kappa"], dims=dmax, text_shift=m["shift"], cross=crosses[m["power"]]
+                    )
                 model = fitted[setting].truncate(m["dims"])
                 s = cosine_scores(
                     img_target_coords[m["power"]] @ model.image_weights, text_target_coords @ model.text_weights
