@@ -5,4 +5,4 @@ change a score, together with a CHANGELOG line naming the signature field that s
 signature's ``v:`` field always tells which code made a number.
 """
 
-__version__ = "0.2.0.dev12"
+__version__ = "0.2.0.dev13"

@@ -29,7 +29,7 @@ def _type_rows(captions: Sequence[str], vocabulary: Vocabulary, idf: Mapping[str
 
     rows, cols, vals = [], [], []
     for i, c in enumerate(captions):
-        for t in set(tokenize(c)):
+        for t in dict.fromkeys(tokenize(c)):  # word types in caption order: columns, and sums, do not vary by run
             rows.append(i)
             cols.append(vocabulary.id(t))
             vals.append(idf.get(t, idf.get("", 1.0)))
